@@ -1,0 +1,1 @@
+//! Coordinator: runs, scheduling, storage, statistics and dashboard (later issues).

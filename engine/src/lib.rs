@@ -1,0 +1,13 @@
+//! Rules, move generation and (later) search for `chess`, `latte` and `secutor`.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod position;
+pub mod types;
+pub mod variant;
+
+pub use error::{FenError, MoveError, RulesError};
+pub use position::{MoveInfo, MoveList, Position, SquareName, MAX_MOVES};
+pub use types::{ByColor, Castle, CastleSide, CastleStyle, Color, Piece, Role};
+pub use variant::{Rules, Ruleset, Variant};

@@ -1,0 +1,1 @@
+//! The gRPC API of the cluster (filled in by the cluster issue).

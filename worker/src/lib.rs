@@ -1,0 +1,1 @@
+//! Game runner and worker loop (filled in by the worker issue).
