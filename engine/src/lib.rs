@@ -2,7 +2,11 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod board8;
 pub mod error;
+pub mod gustavian;
+pub mod notation;
+pub mod perft;
 pub mod position;
 pub mod types;
 pub mod variant;

@@ -1,0 +1,1 @@
+//! The 8x8 board for chess and Latte Chess (in progress).
