@@ -3,11 +3,14 @@
 #![warn(missing_docs)]
 
 pub mod board8;
+pub mod dispatch;
 pub mod error;
+pub mod fen_fields;
 pub mod gustavian;
 pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod suite;
 pub mod types;
 pub mod variant;
 

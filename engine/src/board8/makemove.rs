@@ -1,0 +1,144 @@
+//! Making and unmaking moves on the 8x8 board, with the key kept incrementally.
+
+use super::board::Board;
+use super::castling::{Rights, KING_FROM};
+use super::moves::{Move, MoveKind};
+use super::square::Square;
+use super::zobrist;
+use crate::types::{Color, Piece, Role};
+
+/// The state a move destroys, handed back to `unmake`.
+#[derive(Clone, Copy, Debug)]
+pub struct Undo {
+    captured: Option<Piece>,
+    castling: Rights,
+    ep: Option<Square>,
+    halfmove: u32,
+    key: u64,
+}
+
+impl Board {
+    /// Plays a legal move.
+    pub fn make(&mut self, mv: Move) -> Undo {
+        let undo = Undo {
+            captured: None,
+            castling: self.castling,
+            ep: self.ep,
+            halfmove: self.halfmove,
+            key: self.key,
+        };
+        let us = self.turn;
+        let (from, to) = (mv.from(), mv.to());
+        if let Some(ep) = self.ep.take() {
+            self.key ^= zobrist::KEYS.ep_file[ep.file_index() as usize];
+        }
+        self.halfmove += 1;
+        let mut captured = None;
+        let kind = mv.kind();
+        match kind {
+            MoveKind::Castle(_) => {
+                if let Some(g) = mv.castle_geometry() {
+                    let king = Piece::new(us, Role::King);
+                    let rook = Piece::new(us, Role::Rook);
+                    self.remove(from, king);
+                    for &r in g.rooks_from {
+                        self.remove(r.relative(us), rook);
+                    }
+                    for &r in g.rooks_to {
+                        self.put(r.relative(us), rook);
+                    }
+                    self.put(to, king);
+                }
+            }
+            _ => {
+                let Some(piece) = self.mailbox[from.index()] else {
+                    debug_assert!(false, "no piece on {from} for {mv:?}");
+                    return undo;
+                };
+                if kind == MoveKind::EnPassant {
+                    let victim = to.forward_of(!us);
+                    captured = self.mailbox[victim.index()];
+                    if let Some(v) = captured {
+                        self.remove(victim, v);
+                    }
+                } else if let Some(v) = self.mailbox[to.index()] {
+                    captured = Some(v);
+                    self.remove(to, v);
+                }
+                self.remove(from, piece);
+                let placed = match kind {
+                    MoveKind::Promotion(role) => Piece::new(us, role),
+                    _ => piece,
+                };
+                self.put(to, placed);
+                if piece.role == Role::Pawn || captured.is_some() {
+                    self.halfmove = 0;
+                }
+            }
+        }
+        let rights = self.castling.after_move(from, to);
+        if rights != self.castling {
+            self.key ^= zobrist::KEYS.castling[self.castling.bits() as usize]
+                ^ zobrist::KEYS.castling[rights.bits() as usize];
+            self.castling = rights;
+        }
+        self.turn = !us;
+        self.key ^= zobrist::KEYS.black;
+        if us == Color::Black {
+            self.fullmove += 1;
+        }
+        if kind == MoveKind::DoublePush {
+            let ep = from.forward_of(us);
+            if self.ep_capture_legal(ep) {
+                self.ep = Some(ep);
+                self.key ^= zobrist::KEYS.ep_file[ep.file_index() as usize];
+            }
+        }
+        Undo { captured, ..undo }
+    }
+
+    /// Takes back `mv`, which `make` played and answered with `undo`.
+    pub fn unmake(&mut self, mv: Move, undo: Undo) {
+        self.turn = !self.turn;
+        let us = self.turn;
+        if us == Color::Black {
+            self.fullmove -= 1;
+        }
+        let (from, to) = (mv.from(), mv.to());
+        let kind = mv.kind();
+        match kind {
+            MoveKind::Castle(_) => {
+                if let Some(g) = mv.castle_geometry() {
+                    let king = Piece::new(us, Role::King);
+                    let rook = Piece::new(us, Role::Rook);
+                    self.remove(to, king);
+                    for &r in g.rooks_to {
+                        self.remove(r.relative(us), rook);
+                    }
+                    for &r in g.rooks_from {
+                        self.put(r.relative(us), rook);
+                    }
+                    self.put(KING_FROM.relative(us), king);
+                }
+            }
+            _ => {
+                if let Some(placed) = self.mailbox[to.index()] {
+                    self.remove(to, placed);
+                    let piece = match kind {
+                        MoveKind::Promotion(_) => Piece::new(us, Role::Pawn),
+                        _ => placed,
+                    };
+                    self.put(from, piece);
+                }
+                if let Some(v) = undo.captured {
+                    let at = if kind == MoveKind::EnPassant { to.forward_of(!us) } else { to };
+                    self.put(at, v);
+                }
+            }
+        }
+        self.castling = undo.castling;
+        self.ep = undo.ep;
+        self.halfmove = undo.halfmove;
+        self.key = undo.key;
+    }
+}

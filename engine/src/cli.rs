@@ -1,0 +1,251 @@
+//! Command-line edge of the engine: argument parsing, printing, exit codes.
+//! Exit status 0 on success, 1 when a check fails (a perft mismatch), 2 on bad input.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+
+use engine::dispatch::{with_position, WithPosition};
+use engine::perft::{divide, perft};
+use engine::suite::{check_record, parse_records, Record};
+use engine::{Position, Rules};
+
+#[derive(Parser)]
+#[command(name = "engine", version, about = "Chess, Latte Chess and Secutor Chess engine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaves of the legal move tree of one position.
+    Perft(PerftArgs),
+    /// Check every record of perft files in JSON Lines format.
+    PerftSuite {
+        /// The .jsonl files.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Skip records with more nodes than this.
+        #[arg(long)]
+        max_nodes: Option<u64>,
+    },
+    /// Time perft on fixed positions of every variant and rule-set (bulk-counted last ply).
+    PerftBench {
+        /// Run only the benchmark lines whose name contains this text.
+        #[arg(long)]
+        filter: Option<String>,
+    },
+}
+
+#[derive(Args)]
+struct PerftArgs {
+    /// chess, latte or secutor.
+    #[arg(long, default_value = "chess")]
+    variant: String,
+    /// The rule-set (default: the variant's default).
+    #[arg(long)]
+    ruleset: Option<String>,
+    /// A FEN; otherwise the start position.
+    #[arg(long, conflicts_with = "startpos")]
+    fen: Option<String>,
+    /// Use the start position (the default when no FEN is given).
+    #[arg(long)]
+    startpos: bool,
+    /// Plies.
+    #[arg(long)]
+    depth: u32,
+    /// Print the count after each root move.
+    #[arg(long)]
+    divide: bool,
+}
+
+/// Runs the CLI and maps errors to exit status 2.
+pub(crate) fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Perft(args)) => run_perft(args),
+        Some(Command::PerftSuite { files, threads, max_nodes }) => run_suite(&files, threads, max_nodes),
+        Some(Command::PerftBench { filter }) => run_bench(filter.as_deref()),
+        None => {
+            eprintln!("error: UCI mode is not implemented yet; see `engine --help` for the subcommands");
+            Ok(ExitCode::from(2))
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+struct PerftJob {
+    fen: Option<String>,
+    depth: u32,
+    divide: bool,
+}
+
+impl WithPosition for PerftJob {
+    type Output = Result<()>;
+    fn run<P: Position>(self, rules: Rules) -> Result<()> {
+        let mut pos = match &self.fen {
+            Some(fen) => P::from_fen(rules, fen)?,
+            None => P::startpos(rules)?,
+        };
+        let start = Instant::now();
+        let nodes = if self.divide {
+            let split = divide(&mut pos, self.depth);
+            for (mv, n) in &split {
+                println!("{mv}: {n}");
+            }
+            println!();
+            split.iter().map(|(_, n)| n).sum()
+        } else {
+            perft(&mut pos, self.depth)
+        };
+        let secs = start.elapsed().as_secs_f64();
+        println!("nodes {nodes}");
+        println!("time {:.3} s, {:.1} Mnps", secs, nodes as f64 / secs.max(1e-9) / 1e6);
+        Ok(())
+    }
+}
+
+fn run_perft(args: PerftArgs) -> Result<ExitCode> {
+    let rules = Rules::parse(&args.variant, args.ruleset.as_deref())?;
+    with_position(rules, PerftJob { fen: args.fen, depth: args.depth, divide: args.divide })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_suite(files: &[String], threads: Option<usize>, max_nodes: Option<u64>) -> Result<ExitCode> {
+    let mut records: Vec<(String, usize, Record)> = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+        let parsed = parse_records(&text).with_context(|| format!("in {file}"))?;
+        records.extend(parsed.into_iter().map(|(line, r)| (file.clone(), line, r)));
+    }
+    let skipped = records.len();
+    records.retain(|(_, _, r)| max_nodes.is_none_or(|m| r.nodes <= m));
+    let skipped = skipped - records.len();
+    // Largest first, so the long lines do not end up last on one thread.
+    records.sort_by_key(|(_, _, r)| std::cmp::Reverse(r.nodes));
+
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let passed = AtomicUsize::new(0);
+    let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<anyhow::Error>> = Mutex::new(Vec::new());
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((file, line, r)) = records.get(i) else { break };
+                match check_record(r, *line) {
+                    Ok(c) if c.passed(r) => {
+                        passed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(c) => {
+                        let mut msg = format!(
+                            "FAIL {file}:{line} {} {} {} depth {}: expected {}, got {}\n  fen {}",
+                            r.id, r.variant, r.ruleset, r.depth, r.nodes, c.nodes, r.fen
+                        );
+                        for (mv, want, got) in &c.differences {
+                            let show = |x: &Option<u64>| x.map_or("-".to_string(), |n| n.to_string());
+                            msg.push_str(&format!("\n  {mv}: expected {}, got {}", show(want), show(got)));
+                        }
+                        println!("{msg}");
+                        failures.lock().unwrap_or_else(|p| p.into_inner()).push(msg);
+                    }
+                    Err(e) => errors
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(anyhow::Error::new(e).context(format!("in {file}"))),
+                }
+            });
+        }
+    });
+    let errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(e) = errors.into_iter().next() {
+        return Err(e);
+    }
+    let failed = failures.into_inner().unwrap_or_else(|p| p.into_inner()).len();
+    let passed = passed.into_inner();
+    eprintln!("{:.1} s on {threads} threads{}", start.elapsed().as_secs_f64(), if skipped > 0 {
+        format!(", {skipped} records over --max-nodes skipped")
+    } else {
+        String::new()
+    });
+    println!("{passed} passed, {failed} failed");
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The benchmark lines of the perft goal: name, variant, rule-set, FEN (None: start), depth.
+const BENCH: &[(&str, &str, &str, Option<&str>, u32)] = &[
+    ("chess start", "chess", "normal", None, 6),
+    (
+        "chess kiwipete",
+        "chess",
+        "normal",
+        Some("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+        5,
+    ),
+    ("latte start normal", "latte", "normal", None, 5),
+    ("latte start luft", "latte", "luft", None, 5),
+    ("latte start tworooks", "latte", "tworooks", None, 5),
+    ("latte start both", "latte", "both", None, 5),
+    ("latte start normal d6", "latte", "normal", None, 6),
+    ("secutor start extended", "secutor", "extended", None, 5),
+    ("secutor start orthodox", "secutor", "orthodox", None, 5),
+];
+
+struct BenchJob<'a>(Option<&'a str>, u32);
+
+impl WithPosition for BenchJob<'_> {
+    type Output = Result<(u64, f64)>;
+    fn run<P: Position>(self, rules: Rules) -> Self::Output {
+        let mut pos = match self.0 {
+            Some(fen) => P::from_fen(rules, fen)?,
+            None => P::startpos(rules)?,
+        };
+        let start = cpu_time();
+        let nodes = perft(&mut pos, self.1);
+        Ok((nodes, cpu_time() - start))
+    }
+}
+
+/// CPU seconds of this process: fair on a shared machine, where wall time is not.
+fn cpu_time() -> f64 {
+    cpu_time::ProcessTime::now().as_duration().as_secs_f64()
+}
+
+fn run_bench(filter: Option<&str>) -> Result<ExitCode> {
+    engine::board8::attacks::init();
+    println!("{:<26} {:>14} {:>9} {:>9}", "position", "nodes", "cpu s", "Mnps");
+    let (mut total_nodes, mut total_secs) = (0u64, 0.0);
+    for &(name, variant, ruleset, fen, depth) in BENCH {
+        if filter.is_some_and(|f| !name.contains(f)) {
+            continue;
+        }
+        let rules = Rules::parse(variant, Some(ruleset))?;
+        let (nodes, secs) = with_position(rules, BenchJob(fen, depth))?;
+        if secs < 0.0 {
+            bail!("CPU clock went backwards");
+        }
+        println!("{:<26} {:>14} {:>9.2} {:>9.1}", format!("{name} d{depth}"), nodes, secs, nodes as f64 / secs.max(0.01) / 1e6);
+        total_nodes += nodes;
+        total_secs += secs;
+    }
+    println!("{total_nodes} nodes {:.0} nps", total_nodes as f64 / total_secs.max(0.01));
+    Ok(ExitCode::SUCCESS)
+}
