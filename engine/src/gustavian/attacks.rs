@@ -1,0 +1,289 @@
+//! Attack tables and slider/Secutor attack sets of the Gustavian board.
+//!
+//! Rays are precomputed per square and direction and already stop at a hole or the edge, so a
+//! hole needs no run-time handling: it is simply where a ray ends. Sliders use the classical
+//! "first blocker on the ray" method, which works for any board shape and needs no magic
+//! numbers for a 128-bit board.
+
+use super::bitboard::Bitboard;
+use super::square::{is_square_coord, Square, CELLS, FILES};
+use crate::types::Color;
+
+/// North (towards rank 8).
+pub(crate) const N: usize = 0;
+/// East (towards the j-file).
+pub(crate) const E: usize = 1;
+/// North-east.
+pub(crate) const NE: usize = 2;
+/// North-west.
+pub(crate) const NW: usize = 3;
+/// South.
+pub(crate) const S: usize = 4;
+/// West.
+pub(crate) const W: usize = 5;
+/// South-west.
+pub(crate) const SW: usize = 6;
+/// South-east.
+pub(crate) const SE: usize = 7;
+
+/// (file, rank) step of each direction; the first four increase the grid index.
+const DELTAS: [(i32, i32); 8] = [
+    (0, 1),
+    (1, 0),
+    (1, 1),
+    (-1, 1),
+    (0, -1),
+    (-1, 0),
+    (-1, -1),
+    (1, -1),
+];
+
+/// Grid-index step of each direction.
+pub(crate) const STEP: [i8; 8] = build_steps();
+
+const fn build_steps() -> [i8; 8] {
+    let mut out = [0i8; 8];
+    let mut d = 0;
+    while d < 8 {
+        out[d] = (DELTAS[d].1 * FILES as i32 + DELTAS[d].0) as i8;
+        d += 1;
+    }
+    out
+}
+
+/// `RAYS[d][sq]`: the squares from `sq` (exclusive) in direction `d` up to the edge or a hole.
+static RAYS: [[u128; CELLS]; 8] = build_rays();
+
+/// `RAY_END[d][sq]` for the orthogonal directions: the last square of the ray, or `sq` itself
+/// when the ray is empty. This is the Secutor's collision point P on an empty line.
+static RAY_END: [[u8; CELLS]; 8] = build_ray_ends();
+
+/// Knight targets.
+static KNIGHT: [u128; CELLS] = build_leaper(&[
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+]);
+/// King targets.
+static KING: [u128; CELLS] = build_leaper(&[
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+]);
+/// `PAWN[color][sq]`: the squares a pawn of `color` on `sq` attacks.
+static PAWN: [[u128; CELLS]; 2] = [
+    build_leaper(&[(-1, 1), (1, 1)]),
+    build_leaper(&[(-1, -1), (1, -1)]),
+];
+
+const fn build_rays() -> [[u128; CELLS]; 8] {
+    let mut out = [[0u128; CELLS]; 8];
+    let mut d = 0;
+    while d < 8 {
+        let mut i = 0;
+        while i < CELLS {
+            let (f0, r0) = ((i % FILES as usize) as i32, (i / FILES as usize) as i32);
+            if is_square_coord(f0, r0) {
+                let (mut f, mut r) = (f0 + DELTAS[d].0, r0 + DELTAS[d].1);
+                while is_square_coord(f, r) {
+                    out[d][i] |= 1u128 << (r * FILES as i32 + f);
+                    f += DELTAS[d].0;
+                    r += DELTAS[d].1;
+                }
+            }
+            i += 1;
+        }
+        d += 1;
+    }
+    out
+}
+
+const fn build_ray_ends() -> [[u8; CELLS]; 8] {
+    let mut out = [[0u8; CELLS]; 8];
+    let mut d = 0;
+    while d < 8 {
+        let mut i = 0;
+        while i < CELLS {
+            let (f0, r0) = ((i % FILES as usize) as i32, (i / FILES as usize) as i32);
+            let (mut f, mut r) = (f0, r0);
+            if is_square_coord(f0, r0) {
+                while is_square_coord(f + DELTAS[d].0, r + DELTAS[d].1) {
+                    f += DELTAS[d].0;
+                    r += DELTAS[d].1;
+                }
+            }
+            out[d][i] = (r * FILES as i32 + f) as u8;
+            i += 1;
+        }
+        d += 1;
+    }
+    out
+}
+
+const fn build_leaper(steps: &[(i32, i32)]) -> [u128; CELLS] {
+    let mut out = [0u128; CELLS];
+    let mut i = 0;
+    while i < CELLS {
+        let (f0, r0) = ((i % FILES as usize) as i32, (i / FILES as usize) as i32);
+        if is_square_coord(f0, r0) {
+            let mut k = 0;
+            while k < steps.len() {
+                let (f, r) = (f0 + steps[k].0, r0 + steps[k].1);
+                if is_square_coord(f, r) {
+                    out[i] |= 1u128 << (r * FILES as i32 + f);
+                }
+                k += 1;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The ray from `sq` in direction `D` (exclusive of `sq`).
+#[inline(always)]
+pub(crate) fn ray<const D: usize>(sq: Square) -> Bitboard {
+    Bitboard(RAYS[D][sq.index()])
+}
+
+/// The nearest square of `set` (a subset of the `D` ray from some square) along direction `D`.
+#[inline(always)]
+pub(crate) fn nearest<const D: usize>(set: Bitboard) -> Square {
+    if D < 4 {
+        set.lowest()
+    } else {
+        set.highest()
+    }
+}
+
+/// Slider attacks from `sq` in direction `D`: every square up to and including the first
+/// occupied one.
+#[inline(always)]
+pub(crate) fn ray_attacks<const D: usize>(sq: Square, occ: Bitboard) -> Bitboard {
+    let r = RAYS[D][sq.index()];
+    let b = r & occ.0;
+    if b == 0 {
+        Bitboard(r)
+    } else {
+        let f = nearest::<D>(Bitboard(b));
+        Bitboard(r ^ RAYS[D][f.index()])
+    }
+}
+
+/// Bishop attacks.
+#[inline]
+pub(crate) fn bishop_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+    ray_attacks::<NE>(sq, occ)
+        | ray_attacks::<NW>(sq, occ)
+        | ray_attacks::<SE>(sq, occ)
+        | ray_attacks::<SW>(sq, occ)
+}
+
+/// Rook attacks (also the Secutor's non-capturing reach, after masking out occupied squares).
+#[inline]
+pub(crate) fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+    ray_attacks::<N>(sq, occ)
+        | ray_attacks::<S>(sq, occ)
+        | ray_attacks::<E>(sq, occ)
+        | ray_attacks::<W>(sq, occ)
+}
+
+/// Knight targets.
+#[inline(always)]
+pub(crate) fn knight_attacks(sq: Square) -> Bitboard {
+    Bitboard(KNIGHT[sq.index()])
+}
+
+/// King targets.
+#[inline(always)]
+pub(crate) fn king_attacks(sq: Square) -> Bitboard {
+    Bitboard(KING[sq.index()])
+}
+
+/// Squares a pawn of `color` on `sq` attacks.
+#[inline(always)]
+pub(crate) fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
+    Bitboard(PAWN[color.index()][sq.index()])
+}
+
+/// The Secutor's collision point P for orthogonal direction `D`: the last square it reaches
+/// sliding from `sq` over empty squares (possibly `sq` itself).
+#[inline(always)]
+pub(crate) fn collision_point<const D: usize>(sq: Square, occ: Bitboard) -> Square {
+    let b = RAYS[D][sq.index()] & occ.0;
+    if b == 0 {
+        Square::from_index_unchecked(RAY_END[D][sq.index()])
+    } else {
+        let f = nearest::<D>(Bitboard(b));
+        Square::from_index_unchecked((f.index() as i32 - STEP[D] as i32) as u8)
+    }
+}
+
+/// The squares a Secutor on `sq` attacks: for each orthogonal direction, the two diagonals
+/// that continue that direction from the collision point, each up to and including its first
+/// occupied square. An empty square on such a diagonal counts as attacked because a piece put
+/// there would be captured (it cannot lie on the slide, so it would not move P).
+#[inline]
+pub(crate) fn secutor_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+    let pn = collision_point::<N>(sq, occ);
+    let ps = collision_point::<S>(sq, occ);
+    let pe = collision_point::<E>(sq, occ);
+    let pw = collision_point::<W>(sq, occ);
+    ray_attacks::<NE>(pn, occ)
+        | ray_attacks::<NW>(pn, occ)
+        | ray_attacks::<SE>(ps, occ)
+        | ray_attacks::<SW>(ps, occ)
+        | ray_attacks::<NE>(pe, occ)
+        | ray_attacks::<SE>(pe, occ)
+        | ray_attacks::<NW>(pw, occ)
+        | ray_attacks::<SW>(pw, occ)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(name: &str) -> Square {
+        Square::parse(name).expect("square")
+    }
+
+    #[test]
+    fn holes_stop_rays() {
+        // b3 west: a3 is a hole.
+        assert!(ray::<W>(sq("b3")).is_empty());
+        // c3 south-west reaches b2 and a1.
+        let r: Vec<String> = ray::<SW>(sq("c3")).map(|s| s.to_string()).collect();
+        assert_eq!(r, ["a1", "b2"]);
+        // b1 west reaches a1.
+        assert!(ray::<W>(sq("b1")).has(sq("a1")));
+        // a1 north is a hole.
+        assert!(ray::<N>(sq("a1")).is_empty());
+    }
+
+    #[test]
+    fn leapers_reach_corners() {
+        assert!(knight_attacks(sq("c2")).has(sq("a1")));
+        assert!(king_attacks(sq("b2")).has(sq("a1")));
+        assert!(king_attacks(sq("b1")).has(sq("a1")));
+        assert!(!king_attacks(sq("b3")).has(sq("a1")));
+        assert!(pawn_attacks(Color::White, sq("b7")).has(sq("a8")));
+        assert_eq!(pawn_attacks(Color::White, sq("b6")).count(), 1);
+    }
+
+    #[test]
+    fn secutor_bounce_from_second_rank() {
+        // Secutor on e2 with d2, c2, b2 empty; a1 occupied: bounce at b2 onto a1.
+        let occ = Bitboard::from_square(sq("e2")) | Bitboard::from_square(sq("a1"));
+        assert!(secutor_attacks(sq("e2"), occ).has(sq("a1")));
+    }
+}
