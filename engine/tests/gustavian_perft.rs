@@ -115,3 +115,19 @@ fn perft_secutor_lines() {
 fn perft_secutor_deep_lines() {
     run(|l| l.nodes > FAST_LIMIT);
 }
+
+/// Prints the perft speed of the Secutor start at depth 5 (`--ignored --nocapture`, release).
+#[test]
+#[ignore = "benchmark; run with --release --ignored --nocapture"]
+fn perft_speed_startpos_depth5() {
+    let rules = Rules::parse("secutor", None).expect("rules");
+    let mut pos = Gustavian::startpos(rules).expect("start position");
+    let start = std::time::Instant::now();
+    let nodes = perft(&mut pos, 5);
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(nodes, 4_965_755);
+    println!(
+        "secutor startpos depth 5: {nodes} nodes in {secs:.3} s = {:.1} Mnps",
+        nodes as f64 / secs / 1e6
+    );
+}
