@@ -64,7 +64,8 @@ impl Position {
         if let Some(ep) = self.ep.take() {
             key ^= zobrist::ep(ep);
         }
-        self.halfmove += 1;
+        // Saturating/wrapping: clocks come from FEN text and may be at `u32::MAX`.
+        self.halfmove = self.halfmove.saturating_add(1);
         match mv.kind() {
             MoveKind::Castle => {
                 let (rook_from, rook_to) = castle_rook_squares(to);
@@ -117,7 +118,7 @@ impl Position {
         key ^= zobrist::castling(self.castling) ^ zobrist::castling(rights);
         self.castling = rights;
         if us == Color::Black {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.wrapping_add(1);
         }
         self.turn = !us;
         key ^= zobrist::side();
@@ -137,7 +138,7 @@ impl Position {
         let us = !self.turn;
         self.turn = us;
         if us == Color::Black {
-            self.fullmove -= 1;
+            self.fullmove = self.fullmove.wrapping_sub(1);
         }
         let from = mv.from();
         let to = mv.to();

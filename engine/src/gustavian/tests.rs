@@ -273,6 +273,18 @@ fn fen_error_clocks() {
 }
 
 #[test]
+fn extreme_clocks_do_not_overflow() {
+    let fen = "srnbqkbnrs/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS b KQkq - 4294967295 4294967295";
+    let mut p = pos(fen);
+    let before = p.clone();
+    let mv = p.legal_move_list()[0];
+    let undo = p.make_move(mv);
+    p.unmake_move(mv, undo);
+    assert_eq!(p, before);
+    assert_eq!(p.to_fen(), fen);
+}
+
+#[test]
 fn fen_error_opponent_in_check() {
     // White to move, but the black king on f8 stands in the white rook's line.
     let e = err("5k4/*8*/*8*/*8*/*8*/*8*/*4R3*/5K4 w - - 0 1");
