@@ -6,15 +6,18 @@ pub mod board8;
 pub mod dispatch;
 pub mod error;
 pub mod fen_fields;
+pub mod game;
 pub mod gustavian;
 pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod san;
 pub mod suite;
 pub mod types;
 pub mod variant;
 
 pub use error::{FenError, MoveError, RulesError};
+pub use game::{Game, Outcome};
 pub use position::{MoveInfo, MoveList, Position, SquareName, MAX_MOVES};
 pub use types::{ByColor, Castle, CastleSide, CastleStyle, Color, Piece, Role};
 pub use variant::{Rules, Ruleset, Variant};
