@@ -15,7 +15,11 @@ use engine::suite::{check_record, parse_records, Record};
 use engine::{Position, Rules};
 
 #[derive(Parser)]
-#[command(name = "engine", version, about = "Chess, Latte Chess and Secutor Chess engine")]
+#[command(
+    name = "engine",
+    version,
+    about = "Chess, Latte Chess and Secutor Chess engine"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -72,10 +76,16 @@ pub(crate) fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Perft(args)) => run_perft(args),
-        Some(Command::PerftSuite { files, threads, max_nodes }) => run_suite(&files, threads, max_nodes),
+        Some(Command::PerftSuite {
+            files,
+            threads,
+            max_nodes,
+        }) => run_suite(&files, threads, max_nodes),
         Some(Command::PerftBench { filter }) => run_bench(filter.as_deref()),
         None => {
-            eprintln!("error: UCI mode is not implemented yet; see `engine --help` for the subcommands");
+            eprintln!(
+                "error: UCI mode is not implemented yet; see `engine --help` for the subcommands"
+            );
             Ok(ExitCode::from(2))
         }
     };
@@ -114,14 +124,25 @@ impl WithPosition for PerftJob {
         };
         let secs = start.elapsed().as_secs_f64();
         println!("nodes {nodes}");
-        println!("time {:.3} s, {:.1} Mnps", secs, nodes as f64 / secs.max(1e-9) / 1e6);
+        println!(
+            "time {:.3} s, {:.1} Mnps",
+            secs,
+            nodes as f64 / secs.max(1e-9) / 1e6
+        );
         Ok(())
     }
 }
 
 fn run_perft(args: PerftArgs) -> Result<ExitCode> {
     let rules = Rules::parse(&args.variant, args.ruleset.as_deref())?;
-    with_position(rules, PerftJob { fen: args.fen, depth: args.depth, divide: args.divide })?;
+    with_position(
+        rules,
+        PerftJob {
+            fen: args.fen,
+            depth: args.depth,
+            divide: args.divide,
+        },
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -150,7 +171,9 @@ fn run_suite(files: &[String], threads: Option<usize>, max_nodes: Option<u64>) -
         for _ in 0..threads {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((file, line, r)) = records.get(i) else { break };
+                let Some((file, line, r)) = records.get(i) else {
+                    break;
+                };
                 match check_record(r, *line) {
                     Ok(c) if c.passed(r) => {
                         passed.fetch_add(1, Ordering::Relaxed);
@@ -161,8 +184,13 @@ fn run_suite(files: &[String], threads: Option<usize>, max_nodes: Option<u64>) -
                             r.id, r.variant, r.ruleset, r.depth, r.nodes, c.nodes, r.fen
                         );
                         for (mv, want, got) in &c.differences {
-                            let show = |x: &Option<u64>| x.map_or("-".to_string(), |n| n.to_string());
-                            msg.push_str(&format!("\n  {mv}: expected {}, got {}", show(want), show(got)));
+                            let show =
+                                |x: &Option<u64>| x.map_or("-".to_string(), |n| n.to_string());
+                            msg.push_str(&format!(
+                                "\n  {mv}: expected {}, got {}",
+                                show(want),
+                                show(got)
+                            ));
                         }
                         println!("{msg}");
                         failures.lock().unwrap_or_else(|p| p.into_inner()).push(msg);
@@ -179,15 +207,26 @@ fn run_suite(files: &[String], threads: Option<usize>, max_nodes: Option<u64>) -
     if let Some(e) = errors.into_iter().next() {
         return Err(e);
     }
-    let failed = failures.into_inner().unwrap_or_else(|p| p.into_inner()).len();
+    let failed = failures
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .len();
     let passed = passed.into_inner();
-    eprintln!("{:.1} s on {threads} threads{}", start.elapsed().as_secs_f64(), if skipped > 0 {
-        format!(", {skipped} records over --max-nodes skipped")
-    } else {
-        String::new()
-    });
+    eprintln!(
+        "{:.1} s on {threads} threads{}",
+        start.elapsed().as_secs_f64(),
+        if skipped > 0 {
+            format!(", {skipped} records over --max-nodes skipped")
+        } else {
+            String::new()
+        }
+    );
     println!("{passed} passed, {failed} failed");
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// The benchmark lines of the perft goal: name, variant, rule-set, FEN (None: start), depth.
@@ -231,7 +270,10 @@ fn cpu_time() -> f64 {
 
 fn run_bench(filter: Option<&str>) -> Result<ExitCode> {
     engine::board8::attacks::init();
-    println!("{:<26} {:>14} {:>9} {:>9}", "position", "nodes", "cpu s", "Mnps");
+    println!(
+        "{:<26} {:>14} {:>9} {:>9}",
+        "position", "nodes", "cpu s", "Mnps"
+    );
     let (mut total_nodes, mut total_secs) = (0u64, 0.0);
     for &(name, variant, ruleset, fen, depth) in BENCH {
         if filter.is_some_and(|f| !name.contains(f)) {
@@ -242,10 +284,19 @@ fn run_bench(filter: Option<&str>) -> Result<ExitCode> {
         if secs < 0.0 {
             bail!("CPU clock went backwards");
         }
-        println!("{:<26} {:>14} {:>9.2} {:>9.1}", format!("{name} d{depth}"), nodes, secs, nodes as f64 / secs.max(0.01) / 1e6);
+        println!(
+            "{:<26} {:>14} {:>9.2} {:>9.1}",
+            format!("{name} d{depth}"),
+            nodes,
+            secs,
+            nodes as f64 / secs.max(0.01) / 1e6
+        );
         total_nodes += nodes;
         total_secs += secs;
     }
-    println!("{total_nodes} nodes {:.0} nps", total_nodes as f64 / total_secs.max(0.01));
+    println!(
+        "{total_nodes} nodes {:.0} nps",
+        total_nodes as f64 / total_secs.max(0.01)
+    );
     Ok(ExitCode::SUCCESS)
 }

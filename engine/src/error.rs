@@ -29,7 +29,11 @@ pub enum RulesError {
 }
 
 fn rulesets_of(v: Variant) -> String {
-    v.rulesets().iter().map(|r| r.id()).collect::<Vec<_>>().join(", ")
+    v.rulesets()
+        .iter()
+        .map(|r| r.id())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Why a FEN was refused.

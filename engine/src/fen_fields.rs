@@ -23,8 +23,22 @@ pub struct FenFields<'a> {
 pub fn split_fields(fen: &str) -> Result<FenFields<'_>, FenError> {
     let f: Vec<&str> = fen.split_whitespace().collect();
     match f.len() {
-        4 => Ok(FenFields { board: f[0], side: f[1], castling: f[2], ep: f[3], halfmove: "0", fullmove: "1" }),
-        6 => Ok(FenFields { board: f[0], side: f[1], castling: f[2], ep: f[3], halfmove: f[4], fullmove: f[5] }),
+        4 => Ok(FenFields {
+            board: f[0],
+            side: f[1],
+            castling: f[2],
+            ep: f[3],
+            halfmove: "0",
+            fullmove: "1",
+        }),
+        6 => Ok(FenFields {
+            board: f[0],
+            side: f[1],
+            castling: f[2],
+            ep: f[3],
+            halfmove: f[4],
+            fullmove: f[5],
+        }),
         n => Err(FenError::FieldCount(n)),
     }
 }
@@ -35,11 +49,17 @@ pub fn parse_clocks(halfmove: &str, fullmove: &str) -> Result<(u32, u32), FenErr
         .parse::<u32>()
         .ok()
         .filter(|&h| h <= 10_000)
-        .ok_or_else(|| FenError::Clock { field: "halfmove clock", value: halfmove.to_string() })?;
+        .ok_or_else(|| FenError::Clock {
+            field: "halfmove clock",
+            value: halfmove.to_string(),
+        })?;
     let full = fullmove
         .parse::<u32>()
         .ok()
         .filter(|&f| (1..=100_000).contains(&f))
-        .ok_or_else(|| FenError::Clock { field: "fullmove number", value: fullmove.to_string() })?;
+        .ok_or_else(|| FenError::Clock {
+            field: "fullmove number",
+            value: fullmove.to_string(),
+        })?;
     Ok((half, full))
 }

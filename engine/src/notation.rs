@@ -24,7 +24,10 @@ pub fn parse_uci<P: Position>(pos: &P, text: &str) -> Result<P::Move, MoveError>
     pos.legal_move_list()
         .into_iter()
         .find(|&mv| pos.move_info(mv).uci() == text)
-        .ok_or_else(|| MoveError::Illegal { mv: text.to_string(), fen: pos.to_fen() })
+        .ok_or_else(|| MoveError::Illegal {
+            mv: text.to_string(),
+            fen: pos.to_fen(),
+        })
 }
 
 /// Writes a legal move of `pos` in coordinate notation.

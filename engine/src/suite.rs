@@ -71,7 +71,12 @@ pub fn parse_records(text: &str) -> Result<Vec<(usize, Record)>, SuiteError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map(|r| (i + 1, r)).map_err(|source| SuiteError::Json { line: i + 1, source })
+            serde_json::from_str(l)
+                .map(|r| (i + 1, r))
+                .map_err(|source| SuiteError::Json {
+                    line: i + 1,
+                    source,
+                })
         })
         .collect()
 }
@@ -99,8 +104,11 @@ impl WithPosition for CheckRecord<'_> {
     type Output = Result<Checked, SuiteError>;
     fn run<P: Position>(self, rules: Rules) -> Self::Output {
         let CheckRecord(r, line) = self;
-        let mut pos = P::from_fen(rules, &r.fen)
-            .map_err(|source| SuiteError::Fen { line, id: r.id.clone(), source })?;
+        let mut pos = P::from_fen(rules, &r.fen).map_err(|source| SuiteError::Fen {
+            line,
+            id: r.id.clone(),
+            source,
+        })?;
         let nodes = perft(&mut pos, r.depth);
         let mut differences = Vec::new();
         if nodes != r.nodes {
@@ -123,7 +131,12 @@ impl WithPosition for CheckRecord<'_> {
 
 /// Runs perft on one record (`line` is its line number, for messages).
 pub fn check_record(record: &Record, line: usize) -> Result<Checked, SuiteError> {
-    let rules = Rules::parse(&record.variant, Some(&record.ruleset))
-        .map_err(|source| SuiteError::Rules { line, id: record.id.clone(), source })?;
+    let rules = Rules::parse(&record.variant, Some(&record.ruleset)).map_err(|source| {
+        SuiteError::Rules {
+            line,
+            id: record.id.clone(),
+            source,
+        }
+    })?;
     with_position(rules, CheckRecord(record, line))
 }

@@ -68,7 +68,10 @@ pub struct ByColor<T> {
 impl<T> ByColor<T> {
     /// Builds the pair from a function of the colour.
     pub fn new_with(mut f: impl FnMut(Color) -> T) -> Self {
-        ByColor { white: f(Color::White), black: f(Color::Black) }
+        ByColor {
+            white: f(Color::White),
+            black: f(Color::Black),
+        }
     }
 }
 
@@ -114,8 +117,15 @@ pub enum Role {
 
 impl Role {
     /// Every role, in index order.
-    pub const ALL: [Role; 7] =
-        [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King, Role::Secutor];
+    pub const ALL: [Role; 7] = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+        Role::Secutor,
+    ];
 
     /// Index for per-role tables.
     #[inline]
@@ -181,7 +191,11 @@ impl Piece {
 
     /// The piece of a FEN letter.
     pub const fn from_char(c: char) -> Option<Piece> {
-        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let color = if c.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
         match Role::from_char(c) {
             Some(role) => Some(Piece { color, role }),
             None => None,

@@ -34,7 +34,12 @@ impl Variant {
     pub const fn rulesets(self) -> &'static [Ruleset] {
         match self {
             Variant::Chess => &[Ruleset::Normal],
-            Variant::Latte => &[Ruleset::Normal, Ruleset::Luft, Ruleset::TwoRooks, Ruleset::Both],
+            Variant::Latte => &[
+                Ruleset::Normal,
+                Ruleset::Luft,
+                Ruleset::TwoRooks,
+                Ruleset::Both,
+            ],
             Variant::Secutor => &[Ruleset::Extended, Ruleset::Orthodox],
         }
     }
@@ -49,7 +54,9 @@ impl Variant {
     const fn base_start_fen(self) -> &'static str {
         match self {
             Variant::Chess => "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            Variant::Latte => "rrnqknrr/nbbppbbn/ppp2ppp/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQkq - 0 1",
+            Variant::Latte => {
+                "rrnqknrr/nbbppbbn/ppp2ppp/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQkq - 0 1"
+            }
             Variant::Secutor => {
                 "srnbqkbnrs/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS w KQkq - 0 1"
             }
@@ -157,7 +164,10 @@ impl Rules {
         if variant.rulesets().contains(&ruleset) {
             Ok(Rules { variant, ruleset })
         } else {
-            Err(RulesError::RulesetNotInVariant { variant, ruleset: ruleset.id().to_string() })
+            Err(RulesError::RulesetNotInVariant {
+                variant,
+                ruleset: ruleset.id().to_string(),
+            })
         }
     }
 
@@ -171,13 +181,18 @@ impl Rules {
             .into_iter()
             .find(|r| r.id().eq_ignore_ascii_case(name))
             .ok_or_else(|| RulesError::UnknownRuleset(name.to_string()))?;
-        Rules::new(variant, ruleset)
-            .map_err(|_| RulesError::RulesetNotInVariant { variant, ruleset: name.to_string() })
+        Rules::new(variant, ruleset).map_err(|_| RulesError::RulesetNotInVariant {
+            variant,
+            ruleset: name.to_string(),
+        })
     }
 
     /// The variant with its default rule-set.
     pub const fn default_for(variant: Variant) -> Rules {
-        Rules { variant, ruleset: variant.default_ruleset() }
+        Rules {
+            variant,
+            ruleset: variant.default_ruleset(),
+        }
     }
 
     /// The variant.
@@ -239,7 +254,13 @@ mod tests {
     #[test]
     fn ruleset_of_another_variant_is_refused() {
         let err = Rules::parse("secutor", Some("luft")).unwrap_err();
-        assert!(matches!(err, RulesError::RulesetNotInVariant { variant: Variant::Secutor, .. }));
+        assert!(matches!(
+            err,
+            RulesError::RulesetNotInVariant {
+                variant: Variant::Secutor,
+                ..
+            }
+        ));
         assert!(err.to_string().contains("luft"));
     }
 }

@@ -129,7 +129,8 @@ impl Board {
 
     /// The key from scratch: pieces, side, castling rights and the (legal-only) ep file.
     pub fn compute_key(&self) -> u64 {
-        let mut key = zobrist::side(self.turn) ^ zobrist::KEYS.castling[self.castling.bits() as usize];
+        let mut key =
+            zobrist::side(self.turn) ^ zobrist::KEYS.castling[self.castling.bits() as usize];
         for sq in self.occupied {
             if let Some(p) = self.mailbox[sq.index()] {
                 key ^= zobrist::piece(p, sq.index());
@@ -160,7 +161,9 @@ impl Board {
 
     /// The slow, independent attack test: walks every enemy piece's moves on the mailbox.
     pub(crate) fn king_attacked_brute_force(&self, color: Color) -> bool {
-        let Some(king) = Square::ALL.into_iter().find(|&s| self.at(s) == Some(Piece::new(color, Role::King)))
+        let Some(king) = Square::ALL
+            .into_iter()
+            .find(|&s| self.at(s) == Some(Piece::new(color, Role::King)))
         else {
             return false;
         };
@@ -178,7 +181,9 @@ impl Board {
                     let dir = if enemy == Color::White { 1 } else { -1 };
                     dr == dir && df.abs() == 1
                 }
-                Role::Knight => (df.abs() == 1 && dr.abs() == 2) || (df.abs() == 2 && dr.abs() == 1),
+                Role::Knight => {
+                    (df.abs() == 1 && dr.abs() == 2) || (df.abs() == 2 && dr.abs() == 1)
+                }
                 Role::King => df.abs() <= 1 && dr.abs() <= 1,
                 Role::Bishop => df.abs() == dr.abs() && self.ray_clear(f, r, df, dr),
                 Role::Rook => (df == 0 || dr == 0) && self.ray_clear(f, r, df, dr),
@@ -198,7 +203,8 @@ impl Board {
     fn ray_clear(&self, f: i32, r: i32, df: i32, dr: i32) -> bool {
         let steps = df.abs().max(dr.abs());
         (1..steps).all(|i| {
-            Square::from_coords(f + df.signum() * i, r + dr.signum() * i).is_some_and(|s| self.at(s).is_none())
+            Square::from_coords(f + df.signum() * i, r + dr.signum() * i)
+                .is_some_and(|s| self.at(s).is_none())
         })
     }
 

@@ -55,7 +55,11 @@ impl Letter {
 
     /// The letter and colour of a FEN character.
     pub const fn from_char(c: char) -> Option<(Letter, Color)> {
-        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let color = if c.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
         let letter = match c.to_ascii_uppercase() {
             'K' => Letter::K,
             'Q' => Letter::Q,
@@ -181,7 +185,10 @@ pub(crate) const KING_FROM: Square = sq("e1");
 /// Every castling kind, White's squares. Index order is the move-flag order of `Move`.
 pub(crate) static KINDS: [CastleGeometry; 6] = [
     CastleGeometry {
-        castle: Castle { side: CastleSide::King, style: CastleStyle::Normal },
+        castle: Castle {
+            side: CastleSide::King,
+            style: CastleStyle::Normal,
+        },
         needs: &[Letter::K],
         king_to: sq("g1"),
         rooks_from: &[sq("h1")],
@@ -190,7 +197,10 @@ pub(crate) static KINDS: [CastleGeometry; 6] = [
         safe: &KS,
     },
     CastleGeometry {
-        castle: Castle { side: CastleSide::Queen, style: CastleStyle::Normal },
+        castle: Castle {
+            side: CastleSide::Queen,
+            style: CastleStyle::Normal,
+        },
         needs: &[Letter::Q],
         king_to: sq("c1"),
         rooks_from: &[sq("a1")],
@@ -199,7 +209,10 @@ pub(crate) static KINDS: [CastleGeometry; 6] = [
         safe: &QS,
     },
     CastleGeometry {
-        castle: Castle { side: CastleSide::King, style: CastleStyle::Luft },
+        castle: Castle {
+            side: CastleSide::King,
+            style: CastleStyle::Luft,
+        },
         needs: &[Letter::K, Letter::G],
         king_to: sq("g1"),
         rooks_from: &[sq("g1"), sq("h1")],
@@ -208,7 +221,10 @@ pub(crate) static KINDS: [CastleGeometry; 6] = [
         safe: &KS,
     },
     CastleGeometry {
-        castle: Castle { side: CastleSide::Queen, style: CastleStyle::Luft },
+        castle: Castle {
+            side: CastleSide::Queen,
+            style: CastleStyle::Luft,
+        },
         needs: &[Letter::Q, Letter::B],
         king_to: sq("c1"),
         rooks_from: &[sq("b1"), sq("a1")],
@@ -217,7 +233,10 @@ pub(crate) static KINDS: [CastleGeometry; 6] = [
         safe: &QS,
     },
     CastleGeometry {
-        castle: Castle { side: CastleSide::King, style: CastleStyle::TwoRooks },
+        castle: Castle {
+            side: CastleSide::King,
+            style: CastleStyle::TwoRooks,
+        },
         needs: &[Letter::K, Letter::G],
         king_to: sq("g1"),
         rooks_from: &[sq("g1"), sq("h1")],
@@ -226,7 +245,10 @@ pub(crate) static KINDS: [CastleGeometry; 6] = [
         safe: &KS,
     },
     CastleGeometry {
-        castle: Castle { side: CastleSide::Queen, style: CastleStyle::TwoRooks },
+        castle: Castle {
+            side: CastleSide::Queen,
+            style: CastleStyle::TwoRooks,
+        },
         needs: &[Letter::Q, Letter::B],
         king_to: sq("c1"),
         rooks_from: &[sq("b1"), sq("a1")],

@@ -88,7 +88,10 @@ impl Board {
 fn read_placement(board: &mut Board, text: &str) -> Result<(), FenError> {
     let ranks: Vec<&str> = text.split('/').collect();
     if ranks.len() != 8 {
-        return Err(FenError::RankCount { found: ranks.len(), expected: 8 });
+        return Err(FenError::RankCount {
+            found: ranks.len(),
+            expected: 8,
+        });
     }
     for (i, rank_text) in ranks.iter().enumerate() {
         let rank = 7 - i as i32;
@@ -119,7 +122,12 @@ fn read_placement(board: &mut Board, text: &str) -> Result<(), FenError> {
         match board.pieces(color, Role::King).count() {
             0 => return Err(FenError::MissingKing(color)),
             1 => {}
-            n => return Err(FenError::ExtraKing { color, count: n as usize }),
+            n => {
+                return Err(FenError::ExtraKing {
+                    color,
+                    count: n as usize,
+                })
+            }
         }
     }
     let back_ranks = super::square::Bitboard::rank(0) | super::square::Bitboard::rank(7);
@@ -169,10 +177,17 @@ fn read_en_passant(board: &Board, text: &str) -> Result<Option<Square>, FenError
     }
     let sq = Square::parse(text).ok_or_else(|| FenError::EnPassantSyntax(text.to_string()))?;
     let mover = !board.turn;
-    let impossible = |reason| Err(FenError::EnPassantImpossible { square: text.to_string(), reason });
+    let impossible = |reason| {
+        Err(FenError::EnPassantImpossible {
+            square: text.to_string(),
+            reason,
+        })
+    };
     let expected_rank = if mover == Color::White { 2 } else { 5 };
     if sq.rank_index() != expected_rank {
-        return impossible("it is not on the rank a double step of the side that just moved passes");
+        return impossible(
+            "it is not on the rank a double step of the side that just moved passes",
+        );
     }
     let pawn_sq = sq.forward_of(mover);
     let origin = sq.forward_of(!mover);

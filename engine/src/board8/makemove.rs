@@ -131,7 +131,11 @@ impl Board {
                     self.put(from, piece);
                 }
                 if let Some(v) = undo.captured {
-                    let at = if kind == MoveKind::EnPassant { to.forward_of(!us) } else { to };
+                    let at = if kind == MoveKind::EnPassant {
+                        to.forward_of(!us)
+                    } else {
+                        to
+                    };
                     self.put(at, v);
                 }
             }

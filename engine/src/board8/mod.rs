@@ -81,7 +81,15 @@ impl Position for Board {
             MoveKind::Promotion(r) => (self.at(to).map(|p| p.role), Some(r), false),
             MoveKind::Normal | MoveKind::DoublePush => (self.at(to).map(|p| p.role), None, false),
         };
-        MoveInfo { from, to, role, capture, promotion, castle: mv.castle_geometry().map(|g| g.castle), en_passant }
+        MoveInfo {
+            from,
+            to,
+            role,
+            capture,
+            promotion,
+            castle: mv.castle_geometry().map(|g| g.castle),
+            en_passant,
+        }
     }
     fn is_insufficient_material(&self) -> bool {
         self.insufficient_material()

@@ -94,7 +94,13 @@ impl Board {
         }
     }
 
-    fn generate_pawns(&self, moves: &mut MoveList<Move>, king: Square, target: Bitboard, pinned: Bitboard) {
+    fn generate_pawns(
+        &self,
+        moves: &mut MoveList<Move>,
+        king: Square,
+        target: Bitboard,
+        pinned: Bitboard,
+    ) {
         let us = self.turn;
         let theirs = self.color_bb(!us);
         let empty = !self.occupied;
@@ -168,7 +174,10 @@ impl Board {
             if !allowed
                 || !kind.needs.iter().all(|&l| self.castling.has(us, l))
                 || (relative_bb(kind.empty, us) & self.occupied).nonempty()
-                || kind.safe.iter().any(|&s| self.is_attacked(s.relative(us), them))
+                || kind
+                    .safe
+                    .iter()
+                    .any(|&s| self.is_attacked(s.relative(us), them))
             {
                 continue;
             }

@@ -110,7 +110,12 @@ impl SquareName for Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file_index()) as char, (b'1' + self.rank_index()) as char)
+        write!(
+            f,
+            "{}{}",
+            (b'a' + self.file_index()) as char,
+            (b'1' + self.rank_index()) as char
+        )
     }
 }
 

@@ -70,7 +70,12 @@ const fn build() -> Keys {
         f += 1;
     }
     let (_, black) = splitmix(state);
-    Keys { pieces, castling, ep_file, black }
+    Keys {
+        pieces,
+        castling,
+        ep_file,
+        black,
+    }
 }
 
 pub(crate) static KEYS: Keys = build();
