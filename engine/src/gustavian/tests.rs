@@ -462,3 +462,118 @@ fn random_playouts_are_consistent() {
         }
     }
 }
+
+/// The FEN of `p` with colours swapped (board flipped top to bottom) and, when `files` is set,
+/// also mirrored a-j (only meaningful without castling rights, whose squares are asymmetric).
+fn mirrored_fen(p: &Position, files: bool) -> String {
+    let mut board = Vec::new();
+    for rank in 0..8u8 {
+        // Rank `rank` of the original becomes rank `7 - rank`; FEN lists rank 8 first.
+        let mut text = String::new();
+        let mut run = 0;
+        for file in 0..10u8 {
+            let src_file = if files { 9 - file } else { file };
+            let cell = match Square::new(src_file, rank) {
+                None => Some('*'),
+                Some(sq) => p.piece_at(sq).map(|pc| {
+                    let c = pc.char();
+                    if c.is_ascii_uppercase() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        c.to_ascii_uppercase()
+                    }
+                }),
+            };
+            match cell {
+                None => run += 1,
+                Some(c) => {
+                    if run > 0 {
+                        text.push_str(&run.to_string());
+                        run = 0;
+                    }
+                    text.push(c);
+                }
+            }
+        }
+        if run > 0 {
+            text.push_str(&run.to_string());
+        }
+        board.push(text);
+    }
+    let fen = p.to_fen();
+    let fields: Vec<&str> = fen.split(' ').collect();
+    let side = if p.turn() == Color::White { "b" } else { "w" };
+    let mut castling: String = "KQkq"
+        .chars()
+        .filter(|c| {
+            let swapped = if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            };
+            fields[2].contains(swapped)
+        })
+        .collect();
+    if castling.is_empty() {
+        castling = "-".into();
+    }
+    let ep = match Square::parse(fields[3]) {
+        None => "-".to_string(),
+        Some(sq) => {
+            let file = if files {
+                9 - sq.file_of()
+            } else {
+                sq.file_of()
+            };
+            Square::new(file, 7 - sq.rank_of()).map_or("-".to_string(), |s| s.to_string())
+        }
+    };
+    format!(
+        "{} {side} {castling} {ep} {} {}",
+        board.join("/"),
+        fields[4],
+        fields[5]
+    )
+}
+
+/// The colour-flipped (and, without castling rights, the file-mirrored) position has the same
+/// perft: catches any direction- or colour-asymmetric slip in move generation.
+#[test]
+fn mirrored_positions_have_equal_perft() {
+    let start = pos(START);
+    assert_eq!(mirrored_fen(&start, false), START.replace(" w ", " b "));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    for fen in perft_fens() {
+        for _ in 0..6 {
+            let mut p = pos(&fen);
+            for _ in 0..rng.gen_range(0..40) {
+                let moves = p.legal_move_list();
+                if moves.is_empty() {
+                    break;
+                }
+                p.make_move(moves[rng.gen_range(0..moves.len())]);
+            }
+            let n = crate::perft::perft(&mut p.clone(), 2);
+            let flipped = mirrored_fen(&p, false);
+            let mut q = Position::from_fen(p.rules(), &flipped)
+                .unwrap_or_else(|e| panic!("{flipped}: {e}"));
+            assert_eq!(
+                crate::perft::perft(&mut q, 2),
+                n,
+                "{} vs {flipped}",
+                p.to_fen()
+            );
+            if p.to_fen().split(' ').nth(2) == Some("-") {
+                let both = mirrored_fen(&p, true);
+                let mut q =
+                    Position::from_fen(p.rules(), &both).unwrap_or_else(|e| panic!("{both}: {e}"));
+                assert_eq!(
+                    crate::perft::perft(&mut q, 2),
+                    n,
+                    "{} vs {both}",
+                    p.to_fen()
+                );
+            }
+        }
+    }
+}
