@@ -2,6 +2,7 @@
 //! or per game, never per node.
 
 use crate::board8::Board;
+use crate::gustavian;
 use crate::position::Position;
 use crate::variant::{Rules, Variant};
 
@@ -17,7 +18,6 @@ pub trait WithPosition {
 pub fn with_position<F: WithPosition>(rules: Rules, f: F) -> F::Output {
     match rules.variant() {
         Variant::Chess | Variant::Latte => f.run::<Board>(rules),
-        // Until the Gustavian geometry lands, its FEN reader answers WrongGeometry here.
-        Variant::Secutor => f.run::<Board>(rules),
+        Variant::Secutor => f.run::<gustavian::Position>(rules),
     }
 }

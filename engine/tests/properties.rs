@@ -102,10 +102,10 @@ impl WithPosition for Playout {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 320, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_playouts_keep_every_invariant(rules_index in 0usize..5, seed in any::<u64>(), plies in 1usize..160) {
+    fn random_playouts_keep_every_invariant(rules_index in 0usize..7, seed in any::<u64>(), plies in 1usize..160) {
         let rules = all_rules()[rules_index];
         with_position(rules, Playout { seed, plies })?;
     }
