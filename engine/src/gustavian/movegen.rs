@@ -195,6 +195,10 @@ impl Position {
         }
     }
 
+    /// Pawn pushes and captures, computed set-wise by shifting the pawn set (pawns stand on
+    /// files b-i only, so no shift wraps; holes are never in `empty` or `enemy`, which is what
+    /// keeps a b-/i-file pawn's diagonal off the holes and onto a corner square on its last
+    /// rank).
     fn generate_pawn_moves(
         &self,
         list: &mut MoveList<Move>,
@@ -203,43 +207,59 @@ impl Position {
         secutor_safe: &impl Fn(Square, Square) -> bool,
     ) {
         let us = self.turn;
-        let occ = self.occupied();
+        let empty = !self.occupied();
         let enemy = self.by_color[(!us).index()];
-        let (step, start_rank, last_rank): (i32, u8, u8) = match us {
-            Color::White => (10, 1, 7),
-            Color::Black => (-10, 6, 0),
+        let pawns = self.pieces(us, Role::Pawn).0;
+        let rank = |r: u32| Bitboard((0x3FFu128 << (10 * r)) & ALL.0);
+        // (targets, index distance back to the pawn, kind); then the promotion rank.
+        let (sets, last) = match us {
+            Color::White => {
+                let single = Bitboard(pawns << 10) & empty;
+                let double = Bitboard((single & rank(2)).0 << 10) & empty;
+                let west = Bitboard(pawns << 9) & enemy;
+                let east = Bitboard(pawns << 11) & enemy;
+                (
+                    [
+                        (single, 10, MoveKind::Normal),
+                        (double, 20, MoveKind::DoublePush),
+                        (west, 9, MoveKind::Normal),
+                        (east, 11, MoveKind::Normal),
+                    ],
+                    rank(7),
+                )
+            }
+            Color::Black => {
+                let single = Bitboard(pawns >> 10) & empty;
+                let double = Bitboard((single & rank(5)).0 >> 10) & empty;
+                let east = Bitboard(pawns >> 9) & enemy;
+                let west = Bitboard(pawns >> 11) & enemy;
+                (
+                    [
+                        (single, -10, MoveKind::Normal),
+                        (double, -20, MoveKind::DoublePush),
+                        (east, -9, MoveKind::Normal),
+                        (west, -11, MoveKind::Normal),
+                    ],
+                    rank(0),
+                )
+            }
         };
-        for from in self.pieces(us, Role::Pawn) {
-            let allowed = if ks.pins.pinned.has(from) {
-                ks.pins.line(from) & target
-            } else {
-                target
-            };
-            let emit = |to: Square, kind: MoveKind, list: &mut MoveList<Move>| {
-                if !allowed.has(to) || !secutor_safe(from, to) {
-                    return;
+        for (set, back, kind) in sets {
+            for to in set & target {
+                let from = Square::from_index_unchecked((to.index() as i32 - back) as u8);
+                if ks.pins.pinned.has(from) && !ks.pins.line(from).has(to) {
+                    continue;
                 }
-                if to.rank_of() == last_rank {
+                if !secutor_safe(from, to) {
+                    continue;
+                }
+                if last.has(to) {
                     for p in PROMOTIONS {
                         list.push(Move::new(from, to, p));
                     }
                 } else {
                     list.push(Move::new(from, to, kind));
                 }
-            };
-            let one = Square::from_index((from.index() as i32 + step) as usize);
-            if let Some(one) = one.filter(|s| !occ.has(*s)) {
-                emit(one, MoveKind::Normal, list);
-                if from.rank_of() == start_rank {
-                    if let Some(two) = Square::from_index((one.index() as i32 + step) as usize) {
-                        if !occ.has(two) {
-                            emit(two, MoveKind::DoublePush, list);
-                        }
-                    }
-                }
-            }
-            for to in pawn_attacks(us, from) & enemy {
-                emit(to, MoveKind::Normal, list);
             }
         }
     }
