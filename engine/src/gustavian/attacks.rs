@@ -249,6 +249,44 @@ pub(crate) fn secutor_attacks(sq: Square, occ: Bitboard) -> Bitboard {
         | ray_attacks::<SW>(pw, occ)
 }
 
+/// The Secutor's orthogonal slide from `sq` in direction `D` (every square up to and including
+/// the first occupied one, as a rook's) and its collision point P, in one ray lookup.
+#[inline(always)]
+fn slide_and_collision<const D: usize>(sq: Square, occ: Bitboard) -> (Bitboard, Square) {
+    let r = RAYS[D][sq.index()];
+    let b = r & occ.0;
+    if b == 0 {
+        (
+            Bitboard(r),
+            Square::from_index_unchecked(RAY_END[D][sq.index()]),
+        )
+    } else {
+        let f = nearest::<D>(Bitboard(b));
+        let p = Square::from_index_unchecked((f.index() as i32 - STEP[D] as i32) as u8);
+        (Bitboard(r ^ RAYS[D][f.index()]), p)
+    }
+}
+
+/// A Secutor's rook reach (its quiet moves are the empty squares of it) together with its
+/// attack set, sharing the four orthogonal ray lookups. Both together are also exactly the
+/// squares whose occupancy the attack set depends on (besides the Secutor's own square).
+#[inline]
+pub(crate) fn secutor_reach(sq: Square, occ: Bitboard) -> (Bitboard, Bitboard) {
+    let (sn, pn) = slide_and_collision::<N>(sq, occ);
+    let (ss, ps) = slide_and_collision::<S>(sq, occ);
+    let (se, pe) = slide_and_collision::<E>(sq, occ);
+    let (sw, pw) = slide_and_collision::<W>(sq, occ);
+    let attacks = ray_attacks::<NE>(pn, occ)
+        | ray_attacks::<NW>(pn, occ)
+        | ray_attacks::<SE>(ps, occ)
+        | ray_attacks::<SW>(ps, occ)
+        | ray_attacks::<NE>(pe, occ)
+        | ray_attacks::<SE>(pe, occ)
+        | ray_attacks::<NW>(pw, occ)
+        | ray_attacks::<SW>(pw, occ);
+    (sn | ss | se | sw, attacks)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,5 +323,8 @@ mod tests {
         // Secutor on e2 with d2, c2, b2 empty; a1 occupied: bounce at b2 onto a1.
         let occ = Bitboard::from_square(sq("e2")) | Bitboard::from_square(sq("a1"));
         assert!(secutor_attacks(sq("e2"), occ).has(sq("a1")));
+        let (reach, attacks) = secutor_reach(sq("e2"), occ);
+        assert_eq!(attacks, secutor_attacks(sq("e2"), occ));
+        assert_eq!(reach, rook_attacks(sq("e2"), occ));
     }
 }

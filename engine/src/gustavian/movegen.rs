@@ -10,7 +10,7 @@
 
 use super::attacks::{
     bishop_attacks, king_attacks, knight_attacks, nearest, pawn_attacks, ray, rook_attacks,
-    secutor_attacks, E, N, NE, NW, S, SE, SW, W,
+    secutor_attacks, secutor_reach, E, N, NE, NW, S, SE, SW, W,
 };
 use super::bitboard::{Bitboard, ALL};
 use super::board::{csq, Position, BK, BQ, WK, WQ};
@@ -121,8 +121,8 @@ impl Position {
             check: false,
         };
         for s in guard.secutors {
-            let a = secutor_attacks(s, occ);
-            guard.dependencies |= a | rook_attacks(s, occ) | Bitboard::from_square(s);
+            let (reach, a) = secutor_reach(s, occ);
+            guard.dependencies |= a | reach | Bitboard::from_square(s);
             guard.check |= a.has(k);
         }
 
@@ -181,9 +181,8 @@ impl Position {
             push_all(list, from, rook_attacks(from, occ) & not_own_target);
         }
         for from in own & r[Role::Secutor.index()] {
-            let quiet = rook_attacks(from, occ) & !occ;
-            let captures = secutor_attacks(from, occ) & enemy;
-            push_all(list, from, (quiet | captures) & target);
+            let (reach, attacks) = secutor_reach(from, occ);
+            push_all(list, from, ((reach & !occ) | (attacks & enemy)) & target);
         }
 
         self.generate_pawn_moves(list, &ks, target, &secutor_safe);
