@@ -28,6 +28,7 @@ pub mod results;
 pub mod sprt;
 pub mod sprt_elo;
 pub mod spsa;
+pub mod study;
 pub mod vectors;
 
 pub use elo::{elo_from_score, logistic_elo, score_from_elo, EloEstimate};

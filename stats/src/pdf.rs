@@ -26,7 +26,7 @@ pub(crate) fn stats(pdf: &[(f64, f64)]) -> Result<(f64, f64), StatsError> {
     if (n - 1.0).abs() >= EPS {
         return Err(StatsError::numerical(
             "stats",
-            format!("probabilities add up to {n}, not 1"),
+            format!("the fitted probabilities add up to {n}, not 1 (results this one-sided cannot be fitted)"),
         ));
     }
     let s: f64 = pdf.iter().map(|&(v, p)| p * v).sum();
@@ -68,7 +68,7 @@ pub(crate) fn secular(pdf: &[(f64, f64)]) -> Result<f64, StatsError> {
         .iter()
         .map(|&(a, _)| a)
         .fold(f64::NEG_INFINITY, f64::max);
-    if !(v * w < 0.0) {
+    if v * w >= 0.0 || v.is_nan() || w.is_nan() {
         return Err(StatsError::numerical(
             "secular equation",
             "the constraint values do not change sign (the hypothesis lies outside the possible scores)",

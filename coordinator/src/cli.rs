@@ -1,0 +1,63 @@
+//! Command line of the `coordinator` binary.
+//!
+//! Exit status: 0 on success, 1 when a check finds mismatches, 2 on bad input (clap's usage
+//! errors use 2 as well), with the message on stderr as `error: ...`.
+
+use crate::stats_cli::{self, StatsArgs};
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Distributed engine testing and tuning: coordinator.
+#[derive(Debug, Parser)]
+#[command(name = "coordinator", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Top-level commands. `serve`, `run`, `local` and `token` will join `stats` later.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Statistics: Elo/nElo/SPRT calculator and the fishtest vector checker.
+    Stats(StatsArgs),
+}
+
+/// What a command produced: text for stdout and the exit status.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Text for stdout.
+    pub stdout: String,
+    /// Exit status.
+    pub code: u8,
+}
+
+/// Run a parsed command line. Errors are bad input (exit status 2).
+pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    match cli.command {
+        Command::Stats(args) => stats_cli::run(args),
+    }
+}
+
+/// Parse the process arguments, run, print, and turn the result into an exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // clap prints `error: ...` with usage and exits 2 (0 for --help/--version).
+        Err(e) => e.exit(),
+    };
+    match run(cli) {
+        Ok(out) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth reporting.
+            let _ = stdout.write_all(out.stdout.as_bytes());
+            let _ = stdout.flush();
+            ExitCode::from(out.code)
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
