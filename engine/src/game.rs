@@ -90,6 +90,12 @@ impl<P: Position> Game<P> {
         &self.moves
     }
 
+    /// Keys of the positions before the current one, oldest first: the history a search needs
+    /// to see repetitions.
+    pub fn history_keys(&self) -> &[u64] {
+        &self.keys[..self.keys.len().saturating_sub(1)]
+    }
+
     /// Plays a move known to be legal (from this position's legal move list).
     pub fn play(&mut self, mv: P::Move) {
         self.position.make_move(mv);

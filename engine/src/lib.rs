@@ -5,13 +5,16 @@
 pub mod board8;
 pub mod dispatch;
 pub mod error;
+pub mod eval;
 pub mod fen_fields;
 pub mod game;
 pub mod gustavian;
 pub mod notation;
+pub mod params;
 pub mod perft;
 pub mod position;
 pub mod san;
+pub mod search;
 pub mod suite;
 pub mod types;
 pub mod variant;

@@ -6,7 +6,7 @@ use std::process::Command;
 use engine::board8::Board;
 use engine::notation::parse_uci;
 use engine::san::parse_san;
-use engine::{Color, FenError, MoveError, Position, Rules, RulesError, Variant};
+use engine::{Color, FenError, MoveError, Rules, RulesError, Variant};
 
 fn chess() -> Rules {
     Rules::default_for(Variant::Chess)

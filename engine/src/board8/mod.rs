@@ -4,6 +4,7 @@
 
 pub mod attacks;
 mod board;
+mod eval;
 pub mod castling;
 mod fen;
 mod makemove;

@@ -73,6 +73,12 @@ impl Move {
         ]
     }
 
+    /// The raw 16 bits.
+    #[inline]
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
+
     /// The origin square.
     #[inline]
     pub const fn from(self) -> Square {

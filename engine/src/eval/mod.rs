@@ -1,0 +1,75 @@
+//! What the search needs from a geometry beyond the rules: a static evaluation with tunable
+//! weights, static exchange evaluation, and the null move. Implemented once per geometry,
+//! called through generics (no dynamic dispatch per node).
+
+pub mod pst;
+
+use crate::params::Params;
+use crate::position::Position;
+use crate::types::Role;
+
+/// Phase weight of each role: a full set of non-pawn pieces on the 8x8 start board is
+/// [`MAX_PHASE`].
+pub const fn phase_weight(role: Role) -> i32 {
+    match role {
+        Role::Knight | Role::Bishop | Role::Secutor => 1,
+        Role::Rook => 2,
+        Role::Queen => 4,
+        Role::Pawn | Role::King => 0,
+    }
+}
+
+/// The phase of the opening position of orthodox chess: the middle-game end of the taper.
+pub const MAX_PHASE: i32 = 24;
+
+/// Blends middle-game and end-game scores by phase (clamped to [0, MAX_PHASE]).
+#[inline]
+pub fn taper(mg: i32, eg: i32, phase: i32) -> i32 {
+    let p = phase.clamp(0, MAX_PHASE);
+    (mg * p + eg * (MAX_PHASE - p)) / MAX_PHASE
+}
+
+/// Middle- and end-game material value of a role.
+#[inline]
+pub fn material(role: Role, p: &Params) -> (i32, i32) {
+    match role {
+        Role::Pawn => (p.pawn_mg, p.pawn_eg),
+        Role::Knight => (p.knight_mg, p.knight_eg),
+        Role::Bishop => (p.bishop_mg, p.bishop_eg),
+        Role::Rook => (p.rook_mg, p.rook_eg),
+        Role::Queen => (p.queen_mg, p.queen_eg),
+        Role::Secutor => (p.secutor_mg, p.secutor_eg),
+        Role::King => (0, 0),
+    }
+}
+
+/// The value SEE and move ordering use for a captured piece.
+#[inline]
+pub fn see_value(role: Role, p: &Params) -> i32 {
+    match role {
+        Role::King => 20_000,
+        r => material(r, p).0,
+    }
+}
+
+/// Search-facing operations of a position.
+pub trait SearchPosition: Position {
+    /// What `make_null` hands back.
+    type NullUndo: Copy;
+
+    /// Static evaluation in centipawns from the side to move's point of view.
+    fn evaluate(&self, params: &Params) -> i32;
+    /// Whether the exchange sequence started by `mv` on its target square wins at least
+    /// `threshold` centipawns for the mover.
+    fn see_ge(&self, mv: Self::Move, threshold: i32, params: &Params) -> bool;
+    /// Passes the turn (never called in check).
+    fn make_null(&mut self) -> Self::NullUndo;
+    /// Takes back `make_null`.
+    fn unmake_null(&mut self, undo: Self::NullUndo);
+    /// Whether the side to move has a piece other than pawns and king (null-move safety).
+    fn has_non_pawn_material(&self) -> bool;
+    /// A non-zero 32-bit code of a move, for the transposition table.
+    fn move_code(mv: Self::Move) -> u32;
+    /// A dense index below 128 of a square, for history tables.
+    fn square_index(sq: Self::Square) -> usize;
+}

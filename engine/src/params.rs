@@ -1,0 +1,297 @@
+//! Tunable evaluation parameters, declared once.
+//!
+//! Each row of the `tunables!` table gives a parameter's field, its UCI/SPSA name, default,
+//! bounds, default SPSA `c_end` and `r_end`, and the variants it applies to. From that one row
+//! come the `Params` field and its default, the range-checked setter, the UCI `spin` option
+//! and the fishtest-style SPSA line. Search and evaluation take `&Params`, never globals, so a
+//! worker can play theta+ against theta- in one process.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use thiserror::Error;
+
+use crate::variant::Variant;
+
+/// Which variants a parameter matters in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every variant.
+    All,
+    /// Only Secutor Chess (terms of the Secutor piece).
+    Secutor,
+}
+
+impl Scope {
+    /// Whether the parameter matters in `variant`.
+    pub const fn applies_to(self, variant: Variant) -> bool {
+        match self {
+            Scope::All => true,
+            Scope::Secutor => matches!(variant, Variant::Secutor),
+        }
+    }
+}
+
+/// The declaration of one parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParamSpec {
+    /// The UCI option and SPSA name.
+    pub name: &'static str,
+    /// The default value.
+    pub default: i32,
+    /// The smallest allowed value.
+    pub min: i32,
+    /// The largest allowed value.
+    pub max: i32,
+    /// SPSA's final perturbation size.
+    pub c_end: f64,
+    /// SPSA's final learning rate.
+    pub r_end: f64,
+    /// Where the parameter matters.
+    pub scope: Scope,
+}
+
+/// Why a parameter assignment was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ParamError {
+    /// No parameter of that name.
+    #[error("unknown parameter {0:?}")]
+    Unknown(String),
+    /// Not an integer.
+    #[error("parameter {name}: value {value:?} is not an integer")]
+    NotANumber {
+        /// Parameter name.
+        name: String,
+        /// The text given.
+        value: String,
+    },
+    /// Outside [min, max].
+    #[error("parameter {name}: value {value} is outside its range [{min}, {max}]")]
+    OutOfRange {
+        /// Parameter name.
+        name: String,
+        /// The value given.
+        value: i64,
+        /// Lower bound.
+        min: i32,
+        /// Upper bound.
+        max: i32,
+    },
+}
+
+macro_rules! tunables {
+    ($($field:ident $name:literal = $default:expr, $min:expr, $max:expr, $c_end:expr, $r_end:expr, $scope:ident;)*) => {
+        /// The evaluation weights: one field per declared parameter, in centipawns (or
+        /// centipawns per unit for mobility-like terms).
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub struct Params {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                pub $field: i32,
+            )*
+        }
+
+        impl Default for Params {
+            fn default() -> Self {
+                Params { $($field: $default,)* }
+            }
+        }
+
+        /// Every parameter's declaration, in table order.
+        pub static SPECS: &[ParamSpec] = &[
+            $(ParamSpec { name: $name, default: $default, min: $min, max: $max, c_end: $c_end, r_end: $r_end, scope: Scope::$scope },)*
+        ];
+
+        impl Params {
+            fn slot(&mut self, index: usize) -> Option<&mut i32> {
+                let mut i = 0;
+                $(
+                    if i == index { return Some(&mut self.$field); }
+                    i += 1;
+                )*
+                let _ = i;
+                None
+            }
+
+            fn value(&self, index: usize) -> Option<i32> {
+                let mut i = 0;
+                $(
+                    if i == index { return Some(self.$field); }
+                    i += 1;
+                )*
+                let _ = i;
+                None
+            }
+        }
+    };
+}
+
+tunables! {
+    pawn_mg "PawnValueMg" = 85, 40, 200, 6.0, 0.002, All;
+    pawn_eg "PawnValueEg" = 110, 40, 250, 6.0, 0.002, All;
+    knight_mg "KnightValueMg" = 330, 150, 600, 15.0, 0.002, All;
+    knight_eg "KnightValueEg" = 300, 150, 600, 15.0, 0.002, All;
+    bishop_mg "BishopValueMg" = 360, 150, 600, 15.0, 0.002, All;
+    bishop_eg "BishopValueEg" = 320, 150, 600, 15.0, 0.002, All;
+    rook_mg "RookValueMg" = 480, 250, 900, 20.0, 0.002, All;
+    rook_eg "RookValueEg" = 540, 250, 900, 20.0, 0.002, All;
+    queen_mg "QueenValueMg" = 1000, 600, 1600, 30.0, 0.002, All;
+    queen_eg "QueenValueEg" = 980, 600, 1600, 30.0, 0.002, All;
+    secutor_mg "SecutorValueMg" = 310, 100, 700, 15.0, 0.002, Secutor;
+    secutor_eg "SecutorValueEg" = 330, 100, 700, 15.0, 0.002, Secutor;
+    knight_mob_mg "KnightMobilityMg" = 4, 0, 20, 1.0, 0.002, All;
+    knight_mob_eg "KnightMobilityEg" = 4, 0, 20, 1.0, 0.002, All;
+    bishop_mob_mg "BishopMobilityMg" = 5, 0, 20, 1.0, 0.002, All;
+    bishop_mob_eg "BishopMobilityEg" = 5, 0, 20, 1.0, 0.002, All;
+    rook_mob_mg "RookMobilityMg" = 2, 0, 20, 1.0, 0.002, All;
+    rook_mob_eg "RookMobilityEg" = 4, 0, 20, 1.0, 0.002, All;
+    queen_mob_mg "QueenMobilityMg" = 1, 0, 20, 1.0, 0.002, All;
+    queen_mob_eg "QueenMobilityEg" = 2, 0, 20, 1.0, 0.002, All;
+    secutor_mob_mg "SecutorMobilityMg" = 2, 0, 20, 1.0, 0.002, Secutor;
+    secutor_mob_eg "SecutorMobilityEg" = 3, 0, 20, 1.0, 0.002, Secutor;
+    secutor_capture_mg "SecutorCaptureThreatMg" = 8, 0, 60, 2.0, 0.002, Secutor;
+    secutor_capture_eg "SecutorCaptureThreatEg" = 6, 0, 60, 2.0, 0.002, Secutor;
+    bishop_pair_mg "BishopPairMg" = 30, 0, 100, 4.0, 0.002, All;
+    bishop_pair_eg "BishopPairEg" = 50, 0, 120, 4.0, 0.002, All;
+    rook_open_mg "RookOpenFileMg" = 25, 0, 80, 3.0, 0.002, All;
+    rook_open_eg "RookOpenFileEg" = 10, 0, 80, 3.0, 0.002, All;
+    rook_semi_mg "RookSemiOpenFileMg" = 12, 0, 60, 3.0, 0.002, All;
+    rook_semi_eg "RookSemiOpenFileEg" = 8, 0, 60, 3.0, 0.002, All;
+    doubled_mg "DoubledPawnMg" = 10, 0, 60, 2.0, 0.002, All;
+    doubled_eg "DoubledPawnEg" = 20, 0, 60, 2.0, 0.002, All;
+    isolated_mg "IsolatedPawnMg" = 12, 0, 60, 2.0, 0.002, All;
+    isolated_eg "IsolatedPawnEg" = 10, 0, 60, 2.0, 0.002, All;
+    passed2_mg "PassedRank2Mg" = 5, 0, 100, 3.0, 0.002, All;
+    passed2_eg "PassedRank2Eg" = 10, 0, 100, 3.0, 0.002, All;
+    passed3_mg "PassedRank3Mg" = 5, 0, 100, 3.0, 0.002, All;
+    passed3_eg "PassedRank3Eg" = 15, 0, 120, 3.0, 0.002, All;
+    passed4_mg "PassedRank4Mg" = 10, 0, 120, 4.0, 0.002, All;
+    passed4_eg "PassedRank4Eg" = 30, 0, 150, 4.0, 0.002, All;
+    passed5_mg "PassedRank5Mg" = 25, 0, 150, 5.0, 0.002, All;
+    passed5_eg "PassedRank5Eg" = 55, 0, 200, 5.0, 0.002, All;
+    passed6_mg "PassedRank6Mg" = 50, 0, 250, 6.0, 0.002, All;
+    passed6_eg "PassedRank6Eg" = 100, 0, 300, 6.0, 0.002, All;
+    passed7_mg "PassedRank7Mg" = 80, 0, 300, 8.0, 0.002, All;
+    passed7_eg "PassedRank7Eg" = 160, 0, 400, 8.0, 0.002, All;
+    shelter_mg "KingShelterMg" = 12, 0, 60, 2.0, 0.002, All;
+    king_attack_mg "KingAttackMg" = 12, 0, 60, 2.0, 0.002, All;
+    king_open_file_mg "KingOpenFileMg" = 20, 0, 80, 3.0, 0.002, All;
+    castled_mg "CastledKingMg" = 25, 0, 100, 4.0, 0.002, All;
+    castling_right_mg "CastlingRightMg" = 8, 0, 50, 2.0, 0.002, All;
+    pst_scale "PstScale" = 100, 0, 200, 8.0, 0.002, All;
+    tempo "Tempo" = 12, 0, 50, 2.0, 0.002, All;
+}
+
+impl Params {
+    /// The declaration of a parameter, by name (case-insensitive, as UCI option names are).
+    pub fn spec(name: &str) -> Option<(usize, &'static ParamSpec)> {
+        SPECS.iter().enumerate().find(|(_, s)| s.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The value of a named parameter.
+    pub fn get(&self, name: &str) -> Option<i32> {
+        Self::spec(name).and_then(|(i, _)| self.value(i))
+    }
+
+    /// Sets a named parameter, refusing an unknown name or a value outside its range.
+    pub fn set(&mut self, name: &str, value: i64) -> Result<(), ParamError> {
+        let (index, spec) = Self::spec(name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        if value < i64::from(spec.min) || value > i64::from(spec.max) {
+            return Err(ParamError::OutOfRange { name: spec.name.to_string(), value, min: spec.min, max: spec.max });
+        }
+        let slot = self.slot(index).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        *slot = value as i32;
+        Ok(())
+    }
+
+    /// Sets a named parameter from text.
+    pub fn set_text(&mut self, name: &str, value: &str) -> Result<(), ParamError> {
+        let v: i64 = value
+            .trim()
+            .parse()
+            .map_err(|_| ParamError::NotANumber { name: name.to_string(), value: value.to_string() })?;
+        self.set(name, v)
+    }
+
+    /// Defaults overridden by a name=value map.
+    pub fn from_map<'a>(values: impl IntoIterator<Item = (&'a str, i64)>) -> Result<Params, ParamError> {
+        let mut p = Params::default();
+        for (name, v) in values {
+            p.set(name, v)?;
+        }
+        Ok(p)
+    }
+
+    /// Every parameter's current value by name.
+    pub fn to_map(&self) -> BTreeMap<&'static str, i32> {
+        SPECS.iter().enumerate().filter_map(|(i, s)| self.value(i).map(|v| (s.name, v))).collect()
+    }
+}
+
+/// The parameters that matter in `variant`.
+pub fn specs_for(variant: Variant) -> impl Iterator<Item = &'static ParamSpec> {
+    SPECS.iter().filter(move |s| s.scope.applies_to(variant))
+}
+
+/// UCI `option` lines of every parameter.
+pub fn uci_options() -> String {
+    let mut out = String::new();
+    for s in SPECS {
+        let _ = writeln!(out, "option name {} type spin default {} min {} max {}", s.name, s.default, s.min, s.max);
+    }
+    out
+}
+
+/// fishtest's SPSA lines, `name, default, min, max, c_end, r_end`, for `variant`.
+pub fn spsa_lines(variant: Variant) -> String {
+    let mut out = String::new();
+    for s in specs_for(variant) {
+        let _ = writeln!(out, "{}, {}, {}, {}, {}, {}", s.name, s.default, s.min, s.max, s.c_end, s.r_end);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_lie_within_bounds_and_names_are_unique() {
+        let mut names = std::collections::HashSet::new();
+        for s in SPECS {
+            assert!(s.min <= s.default && s.default <= s.max, "{}", s.name);
+            assert!(s.c_end > 0.0 && s.r_end >= 0.0, "{}", s.name);
+            assert!(names.insert(s.name.to_ascii_lowercase()), "duplicate {}", s.name);
+        }
+    }
+
+    #[test]
+    fn set_checks_name_and_range() {
+        let mut p = Params::default();
+        p.set("knightvaluemg", 400).expect("in range");
+        assert_eq!(p.knight_mg, 400);
+        assert_eq!(p.get("KnightValueMg"), Some(400));
+        assert_eq!(p.set("NoSuchThing", 1), Err(ParamError::Unknown("NoSuchThing".into())));
+        let e = p.set("KnightValueMg", 10_000).unwrap_err();
+        assert!(matches!(e, ParamError::OutOfRange { min: 150, max: 600, .. }));
+        assert!(e.to_string().contains("KnightValueMg"));
+        assert!(matches!(p.set_text("Tempo", "abc"), Err(ParamError::NotANumber { .. })));
+    }
+
+    #[test]
+    fn every_field_is_reachable_by_name() {
+        let mut p = Params::default();
+        for s in SPECS {
+            p.set(s.name, i64::from(s.min)).expect("settable");
+            assert_eq!(p.get(s.name), Some(s.min));
+        }
+        assert_eq!(p.to_map().len(), SPECS.len());
+    }
+
+    #[test]
+    fn secutor_terms_only_in_secutor() {
+        assert!(specs_for(Variant::Secutor).any(|s| s.name == "SecutorValueMg"));
+        assert!(!specs_for(Variant::Latte).any(|s| s.name == "SecutorValueMg"));
+        assert!(spsa_lines(Variant::Chess).starts_with("PawnValueMg, 85, 40, 200, 6, 0.002"));
+    }
+}

@@ -1,0 +1,87 @@
+//! The transposition table: one entry per bucket, indexed by the position key, sized in MiB.
+
+/// What a stored score means relative to the window it was searched with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The true score.
+    Exact,
+    /// At least this (a beta cutoff).
+    Lower,
+    /// At most this (no move raised alpha).
+    Upper,
+}
+
+/// One stored search result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The full position key, to tell collisions apart.
+    pub key: u64,
+    /// The best move's code (0: none).
+    pub mv: u32,
+    /// Score, with mate scores relative to this node.
+    pub score: i32,
+    /// Remaining depth searched.
+    pub depth: i16,
+    /// Score bound.
+    pub bound: Bound,
+    /// Search generation, for replacement.
+    pub age: u8,
+}
+
+const EMPTY: Entry = Entry { key: 0, mv: 0, score: 0, depth: -1, bound: Bound::Upper, age: 0 };
+
+/// The table. Cleared by `ucinewgame` so searches are reproducible.
+pub struct TranspositionTable {
+    entries: Vec<Entry>,
+    age: u8,
+}
+
+impl TranspositionTable {
+    /// A table of about `mib` MiB (at least one entry).
+    pub fn new(mib: usize) -> Self {
+        let n = (mib.max(1) * 1024 * 1024 / std::mem::size_of::<Entry>()).max(1);
+        TranspositionTable { entries: vec![EMPTY; n], age: 0 }
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.entries.iter_mut().for_each(|e| *e = EMPTY);
+        self.age = 0;
+    }
+
+    /// Starts a new search (older entries become cheaper to replace).
+    pub fn new_search(&mut self) {
+        self.age = self.age.wrapping_add(1);
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        ((u128::from(key) * self.entries.len() as u128) >> 64) as usize
+    }
+
+    /// The entry for `key`, if stored.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let e = self.entries[self.index(key)];
+        (e.key == key && e.depth >= 0).then_some(e)
+    }
+
+    /// Stores a result, keeping a deeper entry of the same position from this search.
+    #[inline]
+    pub fn store(&mut self, key: u64, mv: u32, score: i32, depth: i32, bound: Bound) {
+        let i = self.index(key);
+        let old = self.entries[i];
+        let replace = old.key != key || old.age != self.age || depth >= i32::from(old.depth) - 2 || bound == Bound::Exact;
+        if replace {
+            let mv = if mv == 0 && old.key == key { old.mv } else { mv };
+            self.entries[i] = Entry { key, mv, score, depth: depth.clamp(0, 255) as i16, bound, age: self.age };
+        }
+    }
+
+    /// Per-mille of entries used by the current search (UCI `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let sample = self.entries.len().min(1000);
+        let used = self.entries[..sample].iter().filter(|e| e.depth >= 0 && e.age == self.age).count();
+        (used * 1000 / sample.max(1)) as u32
+    }
+}
