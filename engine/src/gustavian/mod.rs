@@ -9,6 +9,7 @@
 mod attacks;
 pub mod bitboard;
 mod board;
+mod eval;
 mod fen;
 mod makemove;
 mod movegen;

@@ -1,0 +1,685 @@
+//! Evaluation, SEE and the null move for the Gustavian board (`secutor`).
+//!
+//! The terms and their structure follow the 8x8 evaluation (`board8::eval`): tapered material,
+//! piece-square shapes from [`pst`] on the 10-file grid, mobility, bishop pair, rooks on open
+//! files, pawn structure, king safety, castling. The Secutor adds two terms: its quiet rook-like
+//! slides (mobility) and the enemy pieces it could capture by collision right now. Its collision
+//! attacks also count on the enemy king's zone and in the exchange on a square (SEE).
+
+use super::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks, secutor_attacks,
+    secutor_reach,
+};
+use super::bitboard::{Bitboard, ALL};
+use super::board::{Position, BK, BQ, WK, WQ};
+use super::moves::{Move, MoveKind};
+use super::square::{Square, CELLS, FILES, RANKS};
+use super::zobrist;
+use crate::eval::{material, phase_weight, pst, see_value, taper, SearchPosition};
+use crate::params::Params;
+use crate::types::{Color, Role};
+
+/// Piece-square values from White's side per role index (pawn..secutor), per grid cell (holes
+/// hold values too but are never looked up).
+static PST: [[(i32, i32); CELLS]; 7] = {
+    let roles = Role::ALL;
+    let mut t = [[(0, 0); CELLS]; 7];
+    let mut r = 0;
+    while r < 7 {
+        let mut i = 0;
+        while i < CELLS {
+            t[r][i] = pst::value(
+                roles[r],
+                (i % FILES as usize) as i32,
+                (i / FILES as usize) as i32,
+                FILES as i32,
+            );
+            i += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// The real squares of each file (the a- and j-files hold only their two corner squares).
+static FILE_MASKS: [Bitboard; FILES as usize] = {
+    let mut t = [Bitboard::EMPTY; FILES as usize];
+    let mut f = 0;
+    while f < FILES as usize {
+        let mut b = 0u128;
+        let mut r = 0;
+        while r < RANKS as usize {
+            b |= 1u128 << (r * FILES as usize + f);
+            r += 1;
+        }
+        t[f] = Bitboard(b & ALL.0);
+        f += 1;
+    }
+    t
+};
+
+/// The files adjacent to each file.
+static ADJACENT_FILES: [Bitboard; FILES as usize] = {
+    let mut t = [Bitboard::EMPTY; FILES as usize];
+    let mut f = 0;
+    while f < FILES as usize {
+        let mut b = 0u128;
+        if f > 0 {
+            b |= FILE_MASKS[f - 1].0;
+        }
+        if f + 1 < FILES as usize {
+            b |= FILE_MASKS[f + 1].0;
+        }
+        t[f] = Bitboard(b);
+        f += 1;
+    }
+    t
+};
+
+/// `AHEAD[color][rank]`: every real square on the ranks strictly in front of `rank` from
+/// `color`'s side.
+static AHEAD: [[Bitboard; RANKS as usize]; 2] = {
+    let mut t = [[Bitboard::EMPTY; RANKS as usize]; 2];
+    let mut r = 0;
+    while r < RANKS as usize {
+        let row = FILES as usize;
+        let white = if r + 1 >= RANKS as usize {
+            0
+        } else {
+            !0u128 << (row * (r + 1))
+        };
+        let black = (1u128 << (row * r)) - 1;
+        t[0][r] = Bitboard(white & ALL.0);
+        t[1][r] = Bitboard(black & ALL.0);
+        r += 1;
+    }
+    t
+};
+
+/// The grid index of `sq` seen from `color`'s side (rank mirrored for Black).
+#[inline]
+fn relative_index(color: Color, sq: Square) -> usize {
+    let rank = match color {
+        Color::White => sq.rank_of(),
+        Color::Black => RANKS - 1 - sq.rank_of(),
+    };
+    rank as usize * FILES as usize + sq.file_of() as usize
+}
+
+/// The rank of `sq` counted from `color`'s side (0 = own back rank).
+#[inline]
+fn relative_rank(color: Color, sq: Square) -> u8 {
+    match color {
+        Color::White => sq.rank_of(),
+        Color::Black => RANKS - 1 - sq.rank_of(),
+    }
+}
+
+/// Squares strictly in front of `sq` from `color`'s side, on its file and the adjacent ones:
+/// where an enemy pawn stops a passer.
+#[inline]
+fn passed_span(color: Color, sq: Square) -> Bitboard {
+    let f = sq.file_of() as usize;
+    (FILE_MASKS[f] | ADJACENT_FILES[f]) & AHEAD[color.index()][sq.rank_of() as usize]
+}
+
+/// A set moved one rank forward from `color`'s side (squares falling onto holes or off the
+/// board are dropped).
+#[inline]
+fn forward(color: Color, b: Bitboard) -> Bitboard {
+    let row = FILES as u32;
+    match color {
+        Color::White => Bitboard((b.0 << row) & ALL.0),
+        Color::Black => Bitboard((b.0 >> row) & ALL.0),
+    }
+}
+
+/// Every square `color`'s pawns in `pawns` attack.
+#[inline]
+fn pawn_attack_set(color: Color, pawns: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for sq in pawns {
+        out |= pawn_attacks(color, sq);
+    }
+    out
+}
+
+/// The roles SEE may pick as the next capturer, king last.
+const SEE_ROLES: [Role; 6] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Secutor,
+    Role::Rook,
+    Role::Queen,
+];
+
+impl Position {
+    /// (mg, eg, phase) of `color`'s pieces from its own point of view.
+    fn evaluate_side(&self, color: Color, p: &Params) -> (i32, i32, i32) {
+        let them = !color;
+        let (mut mg, mut eg, mut phase) = (0, 0, 0);
+        let own = self.by_color[color.index()];
+        let enemy = self.by_color[them.index()];
+        let occ = self.occupied();
+        let own_pawns = self.pieces(color, Role::Pawn);
+        let their_pawns = self.pieces(them, Role::Pawn);
+        let their_pawn_attacks = pawn_attack_set(them, their_pawns);
+        let safe = !own & !their_pawn_attacks;
+        let their_king = self.king[them.index()];
+        let king_zone = king_attacks(their_king).with(their_king);
+        let victims = enemy & !self.by_role[Role::King.index()];
+        let mut attackers = 0;
+        let (mut pst_mg, mut pst_eg) = (0, 0);
+
+        for sq in own {
+            let Some(piece) = super::board::decode(self.code_at(sq)) else {
+                continue;
+            };
+            let role = piece.role;
+            let (m, e) = material(role, p);
+            mg += m;
+            eg += e;
+            phase += phase_weight(role);
+            let (pm, pe) = PST[role.index()][relative_index(color, sq)];
+            pst_mg += pm;
+            pst_eg += pe;
+            if role == Role::Secutor {
+                let (slide, hits) = secutor_reach(sq, occ);
+                if (hits & king_zone).nonempty() {
+                    attackers += 1;
+                }
+                let n = (slide & !occ & !their_pawn_attacks).count() as i32;
+                mg += p.secutor_mob_mg * (n - 7);
+                eg += p.secutor_mob_eg * (n - 7);
+                let c = (hits & victims).count() as i32;
+                mg += p.secutor_capture_mg * c;
+                eg += p.secutor_capture_eg * c;
+                continue;
+            }
+            let reach = match role {
+                Role::Knight => knight_attacks(sq),
+                Role::Bishop => bishop_attacks(sq, occ),
+                Role::Rook => rook_attacks(sq, occ),
+                Role::Queen => bishop_attacks(sq, occ) | rook_attacks(sq, occ),
+                _ => continue,
+            };
+            if (reach & king_zone).nonempty() {
+                attackers += 1;
+            }
+            let n = (reach & safe).count() as i32;
+            let (wm, we, centre) = match role {
+                Role::Knight => (p.knight_mob_mg, p.knight_mob_eg, 4),
+                Role::Bishop => (p.bishop_mob_mg, p.bishop_mob_eg, 6),
+                Role::Rook => (p.rook_mob_mg, p.rook_mob_eg, 7),
+                _ => (p.queen_mob_mg, p.queen_mob_eg, 13),
+            };
+            mg += wm * (n - centre);
+            eg += we * (n - centre);
+            let f = sq.file_of();
+            // Open files only mean something on the orthodox files b..i.
+            if role == Role::Rook && (1..=8).contains(&f) {
+                let file = FILE_MASKS[f as usize];
+                if (file & own_pawns).is_empty() {
+                    if (file & their_pawns).is_empty() {
+                        mg += p.rook_open_mg;
+                        eg += p.rook_open_eg;
+                    } else {
+                        mg += p.rook_semi_mg;
+                        eg += p.rook_semi_eg;
+                    }
+                }
+            }
+        }
+        mg += pst_mg * p.pst_scale / 100;
+        eg += pst_eg * p.pst_scale / 100;
+        if self.pieces(color, Role::Bishop).more_than_one() {
+            mg += p.bishop_pair_mg;
+            eg += p.bishop_pair_eg;
+        }
+        // Attacks on the enemy king's zone grow faster than linearly with the attackers.
+        mg += p.king_attack_mg * attackers * attackers / 2;
+
+        for sq in own_pawns {
+            let f = sq.file_of() as usize;
+            if (own_pawns & ADJACENT_FILES[f]).is_empty() {
+                mg -= p.isolated_mg;
+                eg -= p.isolated_eg;
+            }
+            if (passed_span(color, sq) & their_pawns).is_empty() {
+                let (bm, be) = match relative_rank(color, sq) {
+                    1 => (p.passed2_mg, p.passed2_eg),
+                    2 => (p.passed3_mg, p.passed3_eg),
+                    3 => (p.passed4_mg, p.passed4_eg),
+                    4 => (p.passed5_mg, p.passed5_eg),
+                    5 => (p.passed6_mg, p.passed6_eg),
+                    _ => (p.passed7_mg, p.passed7_eg),
+                };
+                mg += bm;
+                eg += be;
+            }
+        }
+        for file in FILE_MASKS {
+            let n = (own_pawns & file).count() as i32;
+            if n > 1 {
+                mg -= p.doubled_mg * (n - 1);
+                eg -= p.doubled_eg * (n - 1);
+            }
+        }
+
+        // King safety: pawns in front of the king, an open king file, castling.
+        let king = self.king[color.index()];
+        let near = king_attacks(king);
+        let front = passed_span(color, king) & (near | forward(color, near));
+        mg += p.shelter_mg * (front & own_pawns).count().min(3) as i32;
+        // A king on a corner square (a/j file) has a hole in front of it: the file that
+        // matters is the neighbouring b/i file.
+        let king_file = match king.file_of() {
+            0 => 1,
+            f if f == FILES - 1 => FILES - 2,
+            f => f,
+        };
+        if (FILE_MASKS[king_file as usize] & own_pawns).is_empty() {
+            mg -= p.king_open_file_mg;
+        }
+        // The king starts on f1; castled means the back rank on files a-c or g-j.
+        if relative_rank(color, king) == 0 && !(3..=5).contains(&king.file_of()) {
+            mg += p.castled_mg;
+        }
+        let rights = match color {
+            Color::White => self.castling & (WK | WQ),
+            Color::Black => self.castling & (BK | BQ),
+        };
+        mg += p.castling_right_mg * rights.count_ones() as i32;
+        (mg, eg, phase)
+    }
+
+    /// Every piece of `color` that attacks `sq` with occupancy `occ`, counting only pieces
+    /// still on `occ` (Secutors by collision, judged with `occ`).
+    fn attackers_to(&self, sq: Square, color: Color, occ: Bitboard) -> Bitboard {
+        let us = self.by_color[color.index()] & occ;
+        let r = &self.by_role;
+        let queens = r[Role::Queen.index()];
+        let mut out = (pawn_attacks(!color, sq) & r[Role::Pawn.index()])
+            | (knight_attacks(sq) & r[Role::Knight.index()])
+            | (king_attacks(sq) & r[Role::King.index()])
+            | (bishop_attacks(sq, occ) & (r[Role::Bishop.index()] | queens))
+            | (rook_attacks(sq, occ) & (r[Role::Rook.index()] | queens));
+        out &= us;
+        for s in us & r[Role::Secutor.index()] {
+            if secutor_attacks(s, occ).has(sq) {
+                out = out.with(s);
+            }
+        }
+        out
+    }
+
+    /// The least valuable of `color`'s pieces in `set` (by the SEE values of `p`).
+    fn least_valuable(&self, set: Bitboard, color: Color, p: &Params) -> Option<(Square, Role)> {
+        let mine = set & self.by_color[color.index()];
+        let mut best: Option<(Square, Role)> = None;
+        let mut best_value = i32::MAX;
+        for role in SEE_ROLES {
+            if let Some(sq) = (mine & self.by_role[role.index()]).first() {
+                let v = see_value(role, p);
+                if v < best_value {
+                    best = Some((sq, role));
+                    best_value = v;
+                }
+            }
+        }
+        best.or_else(|| {
+            (mine & self.by_role[Role::King.index()])
+                .first()
+                .map(|sq| (sq, Role::King))
+        })
+    }
+}
+
+impl SearchPosition for Position {
+    type NullUndo = Option<Square>;
+
+    fn evaluate(&self, p: &Params) -> i32 {
+        let (wm, we, wp) = self.evaluate_side(Color::White, p);
+        let (bm, be, bp) = self.evaluate_side(Color::Black, p);
+        let white = taper(wm - bm, we - be, wp + bp);
+        let score = if self.turn == Color::White {
+            white
+        } else {
+            -white
+        };
+        score + p.tempo
+    }
+
+    /// The swap algorithm on the target square. A Secutor's attack bends, so instead of
+    /// revealing x-rays the attackers of both sides are recomputed from scratch with the
+    /// occupancy after each capture (the target square always stays occupied).
+    fn see_ge(&self, mv: Move, threshold: i32, p: &Params) -> bool {
+        let (from, to) = (mv.from(), mv.to());
+        let captured = match mv.kind() {
+            MoveKind::Castle => return threshold <= 0,
+            MoveKind::EnPassant => see_value(Role::Pawn, p),
+            _ => super::board::decode(self.code_at(to)).map_or(0, |v| see_value(v.role, p)),
+        };
+        let mut swap = captured - threshold;
+        if swap < 0 {
+            return false;
+        }
+        let mover = super::board::decode(self.code_at(from)).map_or(Role::Pawn, |x| x.role);
+        swap = see_value(mover, p) - swap;
+        if swap <= 0 {
+            return true;
+        }
+        let mut occ = self.occupied().without(from).with(to);
+        if mv.kind() == MoveKind::EnPassant {
+            let victim = match self.turn {
+                Color::White => to.index() - FILES as usize,
+                Color::Black => to.index() + FILES as usize,
+            };
+            occ = Bitboard(occ.0 & !(1u128 << victim));
+        }
+        let mut stm = self.turn;
+        let mut res = true;
+        loop {
+            stm = !stm;
+            let ours = self.attackers_to(to, stm, occ);
+            let Some((sq, role)) = self.least_valuable(ours, stm, p) else {
+                break;
+            };
+            res = !res;
+            if role == Role::King {
+                let theirs = self.attackers_to(to, !stm, occ);
+                return if theirs.nonempty() { !res } else { res };
+            }
+            swap = see_value(role, p) - swap;
+            if swap < i32::from(res) {
+                break;
+            }
+            occ = occ.without(sq);
+        }
+        res
+    }
+
+    fn make_null(&mut self) -> Option<Square> {
+        let ep = self.ep.take();
+        if let Some(sq) = ep {
+            self.key ^= zobrist::ep(sq);
+        }
+        self.turn = !self.turn;
+        self.key ^= zobrist::side();
+        ep
+    }
+
+    fn unmake_null(&mut self, ep: Option<Square>) {
+        self.turn = !self.turn;
+        self.key ^= zobrist::side();
+        if let Some(sq) = ep {
+            self.key ^= zobrist::ep(sq);
+        }
+        self.ep = ep;
+    }
+
+    fn has_non_pawn_material(&self) -> bool {
+        let us = self.by_color[self.turn.index()];
+        (us & !self.by_role[Role::Pawn.index()] & !self.by_role[Role::King.index()]).nonempty()
+    }
+
+    fn move_code(mv: Move) -> u32 {
+        mv.from().index() as u32
+            | (mv.to().index() as u32) << 7
+            | (mv.kind() as u32) << 14
+            | 1 << 31
+    }
+
+    fn square_index(sq: Square) -> usize {
+        sq.index()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    use super::*;
+    use crate::position::Position as _;
+    use crate::variant::{Rules, Variant};
+
+    const START: &str = "srnbqkbnrs/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS w KQkq - 0 1";
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(Rules::default_for(Variant::Secutor), fen)
+            .unwrap_or_else(|e| panic!("{fen}: {e}"))
+    }
+
+    /// The FEN of the colour-flipped position: ranks mirrored, colours and turn swapped.
+    fn flip_fen(fen: &str) -> String {
+        let f: Vec<&str> = fen.split_whitespace().collect();
+        let swap = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
+        let board: Vec<String> = f[0]
+            .split('/')
+            .rev()
+            .map(|r| r.chars().map(swap).collect())
+            .collect();
+        let turn = if f[1] == "w" { "b" } else { "w" };
+        let castling: String = if f[2] == "-" {
+            "-".into()
+        } else {
+            let c: Vec<char> = f[2].chars().map(swap).collect();
+            "KQkq".chars().filter(|x| c.contains(x)).collect()
+        };
+        let ep = if f[3] == "-" {
+            "-".to_string()
+        } else {
+            let b = f[3].as_bytes();
+            format!("{}{}", b[0] as char, (b'1' + b'8' - b[1]) as char)
+        };
+        let rest = f[4..].join(" ");
+        format!("{} {turn} {castling} {ep} {rest}", board.join("/"))
+    }
+
+    fn perft_fens() -> Vec<String> {
+        let text = include_str!("../../tests/data/perft/secutor.jsonl");
+        let mut v: Vec<String> = text
+            .lines()
+            .filter_map(|l| {
+                let i = l.find("\"fen\": \"")? + 8;
+                let j = l[i..].find('"')?;
+                Some(l[i..i + j].to_string())
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        assert!(v.len() > 10);
+        v
+    }
+
+    fn find(p: &Position, uci: &str) -> Move {
+        *p.legal_move_list()
+            .iter()
+            .find(|&&m| p.move_info(m).uci() == uci)
+            .unwrap_or_else(|| panic!("{uci} not legal in {}", p.to_fen()))
+    }
+
+    fn assert_symmetric(p: &Position, params: &Params) {
+        let fen = p.to_fen();
+        let q = pos(&flip_fen(&fen));
+        assert_eq!(
+            p.evaluate(params),
+            q.evaluate(params),
+            "{fen} vs {}",
+            q.to_fen()
+        );
+    }
+
+    #[test]
+    fn flip_round_trips() {
+        for fen in perft_fens() {
+            assert_eq!(flip_fen(&flip_fen(&fen)), fen);
+        }
+    }
+
+    #[test]
+    fn evaluation_is_colour_symmetric() {
+        let params = Params::default();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        for fen in perft_fens() {
+            let mut p = pos(&fen);
+            assert_symmetric(&p, &params);
+            // And along a random playout from it.
+            for _ in 0..40 {
+                let moves = p.legal_move_list();
+                if moves.is_empty() {
+                    break;
+                }
+                let mv = moves[rng.gen_range(0..moves.len())];
+                p.make_move(mv);
+                assert_symmetric(&p, &params);
+            }
+        }
+    }
+
+    #[test]
+    fn start_position_is_near_level() {
+        let p = pos(START);
+        let s = p.evaluate(&Params::default());
+        assert!(s.abs() < 60, "{s}");
+    }
+
+    #[test]
+    fn material_counts() {
+        let params = Params::default();
+        let start = pos(START).evaluate(&params);
+        // Black lacks the j8 Secutor.
+        let up = pos("srnbqkbnr1/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS w KQkq - 0 1")
+            .evaluate(&params);
+        assert!(up > start + 200, "{up} vs {start}");
+        // The same from Black's side.
+        let down = pos("srnbqkbnr1/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS b KQkq - 0 1")
+            .evaluate(&params);
+        assert!(down < start - 200, "{down} vs {start}");
+        // A queen is worth more than a Secutor.
+        let queen = pos("srnb1kbnrs/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS w KQkq - 0 1")
+            .evaluate(&params);
+        assert!(queen > up + 300, "{queen} vs {up}");
+    }
+
+    #[test]
+    fn secutor_capture_threats_count() {
+        let mut params = Params::default();
+        // White Secutor e2 bounces off the a2 hole onto a1, where a black knight stands.
+        let fen = "4k5/*8*/*8*/*8*/*8*/*6K1*/*3S4*/n9 w - - 0 1";
+        let base = pos(fen).evaluate(&params);
+        params.secutor_capture_mg += 20;
+        params.secutor_capture_eg += 20;
+        // 20 in both halves of the taper (up to rounding).
+        let more = pos(fen).evaluate(&params);
+        assert!((19..=21).contains(&(more - base)), "{base} -> {more}");
+    }
+
+    #[test]
+    fn see_cases() {
+        let params = Params::default();
+        // Pawn takes a knight defended by a pawn: good.
+        let p = pos("5k4/*8*/*1p6*/*2n5*/*3P4*/*8*/*8*/5K4 w - - 0 1");
+        let mv = find(&p, "e4d5");
+        assert!(p.see_ge(mv, 0, &params));
+        assert!(p.see_ge(mv, 200, &params));
+        assert!(!p.see_ge(mv, 300, &params));
+
+        // Queen takes a pawn defended by a pawn: bad.
+        let p = pos("5k4/*2p1p3*/*3p4*/*8*/*3Q4*/*8*/*8*/5K4 w - - 0 1");
+        let mv = find(&p, "e4e6");
+        assert!(!p.see_ge(mv, 0, &params));
+        assert!(p.see_ge(mv, -915, &params));
+        assert!(!p.see_ge(mv, -914, &params));
+        // A quiet queen move to a safe square is fine, to an attacked one is not.
+        assert!(p.see_ge(find(&p, "e4e5"), 0, &params));
+
+        // Secutor e2 captures the a1 rook by collision; the rook is defended by a knight.
+        let p = pos("4k5/*8*/*8*/*8*/*8*/*n5K1*/*3S4*/r9 w - - 0 1");
+        let mv = find(&p, "e2a1");
+        assert!(p.see_ge(mv, 0, &params));
+        assert!(p.see_ge(mv, 170, &params));
+        assert!(!p.see_ge(mv, 171, &params));
+
+        // Secutor e2 takes the d5 pawn (colliding with e5, turning north-west), defended by c6.
+        let p = pos("4k5/*8*/*1p6*/*2pp4*/*8*/*6K1*/*3S4*/10 w - - 0 1");
+        let mv = find(&p, "e2d5");
+        assert!(!p.see_ge(mv, 0, &params));
+        assert!(p.see_ge(mv, -225, &params));
+
+        // A Secutor defends by collision: the j8 Secutor, stopped by the rim, guards h6 along
+        // j8-i7-h6, so Nxh6 loses the knight.
+        let p = pos("5k3s/*8*/*6p1*/*8*/*5N2*/*8*/*8*/5K4 w - - 0 1");
+        let mv = find(&p, "g4h6");
+        assert!(!p.see_ge(mv, 0, &params));
+        let p = pos("5k4/*8*/*6p1*/*8*/*5N2*/*8*/*8*/5K4 w - - 0 1");
+        assert!(p.see_ge(find(&p, "g4h6"), 0, &params));
+
+        // Castling only passes a non-positive threshold; en passant wins a pawn.
+        let p = pos(
+            "srnbqk1nrs/*p1pppp1p*/*8*/*Pp4p1*/*3b4*/*6P1*/*1PPPPP1P*/SRNBQKBNRS w KQkq c6 0 5",
+        );
+        let ep = find(&p, "b5c6");
+        assert!(p.see_ge(ep, 0, &params));
+        let p = pos(
+            "sr3k2rs/*1ppqb2n*/*2nppp2*/*p5pp*/*1P4bP*/*2N2NP1*/*P1PPPPB1*/SRQ2K2RS b KQkq - 1 16",
+        );
+        let castle = p
+            .legal_move_list()
+            .iter()
+            .copied()
+            .find(|&m| m.kind() == MoveKind::Castle)
+            .expect("a castling move");
+        assert!(p.see_ge(castle, 0, &params));
+        assert!(!p.see_ge(castle, 1, &params));
+    }
+
+    #[test]
+    fn null_move_keeps_the_key() {
+        for fen in perft_fens() {
+            let mut p = pos(&fen);
+            if p.in_check() {
+                continue;
+            }
+            let before = p.clone();
+            let undo = p.make_null();
+            assert_eq!(p.key(), p.recompute_key(), "{fen}");
+            assert_eq!(p.turn(), !before.turn());
+            assert!(p.ep.is_none());
+            p.unmake_null(undo);
+            assert_eq!(p, before, "{fen}");
+        }
+        let p = pos(
+            "srnbqk1nrs/*p1pppp1p*/*8*/*Pp4p1*/*3b4*/*6P1*/*1PPPPP1P*/SRNBQKBNRS w KQkq c6 0 5",
+        );
+        assert!(
+            p.ep.is_some(),
+            "the test position keeps its en-passant square"
+        );
+    }
+
+    #[test]
+    fn codes_and_material_flags() {
+        let p = pos(START);
+        let moves = p.legal_move_list();
+        let mut codes: Vec<u32> = moves.iter().map(|&m| Position::move_code(m)).collect();
+        assert!(codes.iter().all(|&c| c != 0));
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), moves.len());
+        for &sq in Position::squares() {
+            assert!(Position::square_index(sq) < 128);
+        }
+        assert!(p.has_non_pawn_material());
+        let bare = pos("4k5/*p7*/*8*/*8*/*8*/*8*/*P7*/S4K4 b - - 0 1");
+        assert!(!bare.has_non_pawn_material());
+    }
+}
