@@ -10,9 +10,12 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 
 use engine::dispatch::{with_position, WithPosition};
+use engine::params::{specs_for, spsa_lines, Params};
 use engine::perft::{divide, perft};
+use engine::search::Limits;
 use engine::suite::{check_record, parse_records, Record};
-use engine::{Position, Rules};
+use engine::{Position, Rules, Variant};
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -46,6 +49,49 @@ enum Command {
         /// Run only the benchmark lines whose name contains this text.
         #[arg(long)]
         filter: Option<String>,
+    },
+    /// Search fixed positions of every variant to a fixed depth: prints the node signature.
+    Bench {
+        /// Depth (default 9).
+        depth: Option<u32>,
+    },
+    /// List the tunable evaluation parameters of a variant.
+    Params {
+        /// chess, latte or secutor.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// json (name, default, min, max, c_end, r_end) or spsa (fishtest lines).
+        #[arg(long, default_value = "json")]
+        format: String,
+    },
+    /// Run an EPD test suite with bm/am opcodes and report solved / total.
+    Epd {
+        /// The .epd file.
+        file: String,
+        /// Milliseconds per position.
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// Nodes per position (deterministic).
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Depth per position.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Variant for lines without a `variant` opcode.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Rule-set for lines without a `ruleset` opcode.
+        #[arg(long)]
+        ruleset: Option<String>,
+        /// Hash per search in MiB.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+        /// Positions searched at once (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Print every position's result, not only the failures.
+        #[arg(long)]
+        verbose: bool,
     },
 }
 
@@ -82,11 +128,40 @@ pub(crate) fn main() -> ExitCode {
             max_nodes,
         }) => run_suite(&files, threads, max_nodes),
         Some(Command::PerftBench { filter }) => run_bench(filter.as_deref()),
+        Some(Command::Bench { depth }) => {
+            run_search_bench(depth.unwrap_or(engine::bench::DEFAULT_DEPTH))
+        }
+        Some(Command::Params { variant, format }) => run_params(&variant, &format),
+        Some(Command::Epd {
+            file,
+            movetime,
+            nodes,
+            depth,
+            variant,
+            ruleset,
+            hash,
+            threads,
+            verbose,
+        }) => {
+            let limits = Limits {
+                movetime: movetime.map(Duration::from_millis),
+                nodes,
+                depth,
+                ..Limits::default()
+            };
+            if limits.movetime.is_none() && limits.nodes.is_none() && limits.depth.is_none() {
+                eprintln!(
+                    "error: give a limit per position: --movetime MS, --nodes N or --depth D"
+                );
+                return ExitCode::from(2);
+            }
+            Rules::parse(&variant, ruleset.as_deref())
+                .map_err(anyhow::Error::from)
+                .and_then(|rules| run_epd(&file, rules, &limits, hash, threads, verbose))
+        }
         None => {
-            eprintln!(
-                "error: UCI mode is not implemented yet; see `engine --help` for the subcommands"
-            );
-            Ok(ExitCode::from(2))
+            engine::uci::run_stdio();
+            Ok(ExitCode::SUCCESS)
         }
     };
     match result {
@@ -298,5 +373,102 @@ fn run_bench(filter: Option<&str>) -> Result<ExitCode> {
         "{total_nodes} nodes {:.0} nps",
         total_nodes as f64 / total_secs.max(0.01)
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_search_bench(depth: u32) -> Result<ExitCode> {
+    engine::board8::attacks::init();
+    let lines = engine::bench::run(depth, &Params::default())?;
+    let (mut nodes, mut secs) = (0u64, 0.0);
+    for (i, l) in lines.iter().enumerate() {
+        println!(
+            "position {:>2} {:<18} nodes {:>10} time {:>7.3} s",
+            i + 1,
+            l.rules.to_string(),
+            l.nodes,
+            l.elapsed.as_secs_f64()
+        );
+        nodes += l.nodes;
+        secs += l.elapsed.as_secs_f64();
+    }
+    println!("{nodes} nodes {:.0} nps", nodes as f64 / secs.max(1e-6));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_params(variant: &str, format: &str) -> Result<ExitCode> {
+    let variant: Variant = variant.parse()?;
+    match format {
+        "spsa" => print!("{}", spsa_lines(variant)),
+        "json" => {
+            let list: Vec<serde_json::Value> = specs_for(variant)
+                .map(|s| {
+                    serde_json::json!({
+                        "name": s.name, "default": s.default, "min": s.min, "max": s.max,
+                        "c_end": s.c_end, "r_end": s.r_end,
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&list)?);
+        }
+        other => bail!("unknown format {other:?} (expected json or spsa)"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_epd(
+    file: &str,
+    rules: Rules,
+    limits: &Limits,
+    hash: usize,
+    threads: Option<usize>,
+    verbose: bool,
+) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+    let records = engine::epd::parse(&text).with_context(|| format!("in {file}"))?;
+    let params = Params::default();
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(rec) = records.get(i) else { break };
+                let r = engine::epd::solve(rec, rules, limits, &params, hash);
+                results
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((i, r));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    results.sort_by_key(|(i, _)| *i);
+    let mut solved = 0;
+    for (i, r) in results {
+        let o = r.with_context(|| format!("in {file}"))?;
+        let rec = &records[i];
+        if o.solved {
+            solved += 1;
+        }
+        if verbose || !o.solved {
+            println!(
+                "{} {} {}: played {}, expected {}{}",
+                if o.solved { "ok  " } else { "FAIL" },
+                o.id,
+                rec.fen,
+                o.played,
+                rec.best.join(" "),
+                if rec.avoid.is_empty() {
+                    String::new()
+                } else {
+                    format!(", avoid {}", rec.avoid.join(" "))
+                }
+            );
+        }
+    }
+    println!("solved {solved} / {}", records.len());
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 //! or per game, never per node.
 
 use crate::board8::Board;
+use crate::eval::SearchPosition;
 use crate::gustavian;
 use crate::position::Position;
 use crate::variant::{Rules, Variant};
@@ -16,6 +17,22 @@ pub trait WithPosition {
 
 /// Calls `f` with the position type of `rules`' variant.
 pub fn with_position<F: WithPosition>(rules: Rules, f: F) -> F::Output {
+    match rules.variant() {
+        Variant::Chess | Variant::Latte => f.run::<Board>(rules),
+        Variant::Secutor => f.run::<gustavian::Position>(rules),
+    }
+}
+
+/// Code generic over a searchable position type.
+pub trait WithSearchPosition {
+    /// What the code returns.
+    type Output;
+    /// Runs with `P` as the position type.
+    fn run<P: SearchPosition>(self, rules: Rules) -> Self::Output;
+}
+
+/// Calls `f` with the searchable position type of `rules`' variant.
+pub fn with_search_position<F: WithSearchPosition>(rules: Rules, f: F) -> F::Output {
     match rules.variant() {
         Variant::Chess | Variant::Latte => f.run::<Board>(rules),
         Variant::Secutor => f.run::<gustavian::Position>(rules),

@@ -2,8 +2,10 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod board8;
 pub mod dispatch;
+pub mod epd;
 pub mod error;
 pub mod eval;
 pub mod fen_fields;
@@ -17,6 +19,7 @@ pub mod san;
 pub mod search;
 pub mod suite;
 pub mod types;
+pub mod uci;
 pub mod variant;
 
 pub use error::{FenError, MoveError, RulesError};

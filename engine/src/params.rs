@@ -185,7 +185,10 @@ tunables! {
 impl Params {
     /// The declaration of a parameter, by name (case-insensitive, as UCI option names are).
     pub fn spec(name: &str) -> Option<(usize, &'static ParamSpec)> {
-        SPECS.iter().enumerate().find(|(_, s)| s.name.eq_ignore_ascii_case(name))
+        SPECS
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.name.eq_ignore_ascii_case(name))
     }
 
     /// The value of a named parameter.
@@ -195,26 +198,36 @@ impl Params {
 
     /// Sets a named parameter, refusing an unknown name or a value outside its range.
     pub fn set(&mut self, name: &str, value: i64) -> Result<(), ParamError> {
-        let (index, spec) = Self::spec(name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        let (index, spec) =
+            Self::spec(name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
         if value < i64::from(spec.min) || value > i64::from(spec.max) {
-            return Err(ParamError::OutOfRange { name: spec.name.to_string(), value, min: spec.min, max: spec.max });
+            return Err(ParamError::OutOfRange {
+                name: spec.name.to_string(),
+                value,
+                min: spec.min,
+                max: spec.max,
+            });
         }
-        let slot = self.slot(index).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        let slot = self
+            .slot(index)
+            .ok_or_else(|| ParamError::Unknown(name.to_string()))?;
         *slot = value as i32;
         Ok(())
     }
 
     /// Sets a named parameter from text.
     pub fn set_text(&mut self, name: &str, value: &str) -> Result<(), ParamError> {
-        let v: i64 = value
-            .trim()
-            .parse()
-            .map_err(|_| ParamError::NotANumber { name: name.to_string(), value: value.to_string() })?;
+        let v: i64 = value.trim().parse().map_err(|_| ParamError::NotANumber {
+            name: name.to_string(),
+            value: value.to_string(),
+        })?;
         self.set(name, v)
     }
 
     /// Defaults overridden by a name=value map.
-    pub fn from_map<'a>(values: impl IntoIterator<Item = (&'a str, i64)>) -> Result<Params, ParamError> {
+    pub fn from_map<'a>(
+        values: impl IntoIterator<Item = (&'a str, i64)>,
+    ) -> Result<Params, ParamError> {
         let mut p = Params::default();
         for (name, v) in values {
             p.set(name, v)?;
@@ -224,7 +237,11 @@ impl Params {
 
     /// Every parameter's current value by name.
     pub fn to_map(&self) -> BTreeMap<&'static str, i32> {
-        SPECS.iter().enumerate().filter_map(|(i, s)| self.value(i).map(|v| (s.name, v))).collect()
+        SPECS
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| self.value(i).map(|v| (s.name, v)))
+            .collect()
     }
 }
 
@@ -237,7 +254,11 @@ pub fn specs_for(variant: Variant) -> impl Iterator<Item = &'static ParamSpec> {
 pub fn uci_options() -> String {
     let mut out = String::new();
     for s in SPECS {
-        let _ = writeln!(out, "option name {} type spin default {} min {} max {}", s.name, s.default, s.min, s.max);
+        let _ = writeln!(
+            out,
+            "option name {} type spin default {} min {} max {}",
+            s.name, s.default, s.min, s.max
+        );
     }
     out
 }
@@ -246,7 +267,11 @@ pub fn uci_options() -> String {
 pub fn spsa_lines(variant: Variant) -> String {
     let mut out = String::new();
     for s in specs_for(variant) {
-        let _ = writeln!(out, "{}, {}, {}, {}, {}, {}", s.name, s.default, s.min, s.max, s.c_end, s.r_end);
+        let _ = writeln!(
+            out,
+            "{}, {}, {}, {}, {}, {}",
+            s.name, s.default, s.min, s.max, s.c_end, s.r_end
+        );
     }
     out
 }
@@ -261,7 +286,11 @@ mod tests {
         for s in SPECS {
             assert!(s.min <= s.default && s.default <= s.max, "{}", s.name);
             assert!(s.c_end > 0.0 && s.r_end >= 0.0, "{}", s.name);
-            assert!(names.insert(s.name.to_ascii_lowercase()), "duplicate {}", s.name);
+            assert!(
+                names.insert(s.name.to_ascii_lowercase()),
+                "duplicate {}",
+                s.name
+            );
         }
     }
 
@@ -271,11 +300,24 @@ mod tests {
         p.set("knightvaluemg", 400).expect("in range");
         assert_eq!(p.knight_mg, 400);
         assert_eq!(p.get("KnightValueMg"), Some(400));
-        assert_eq!(p.set("NoSuchThing", 1), Err(ParamError::Unknown("NoSuchThing".into())));
+        assert_eq!(
+            p.set("NoSuchThing", 1),
+            Err(ParamError::Unknown("NoSuchThing".into()))
+        );
         let e = p.set("KnightValueMg", 10_000).unwrap_err();
-        assert!(matches!(e, ParamError::OutOfRange { min: 150, max: 600, .. }));
+        assert!(matches!(
+            e,
+            ParamError::OutOfRange {
+                min: 150,
+                max: 600,
+                ..
+            }
+        ));
         assert!(e.to_string().contains("KnightValueMg"));
-        assert!(matches!(p.set_text("Tempo", "abc"), Err(ParamError::NotANumber { .. })));
+        assert!(matches!(
+            p.set_text("Tempo", "abc"),
+            Err(ParamError::NotANumber { .. })
+        ));
     }
 
     #[test]

@@ -12,7 +12,14 @@ use crate::types::{Color, Role};
 
 /// Piece-square values from White's side, per role index (pawn..king).
 static PST: [[(i32, i32); 64]; 6] = {
-    let roles = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King];
+    let roles = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
     let mut t = [[(0, 0); 64]; 6];
     let mut r = 0;
     while r < 6 {
@@ -167,7 +174,8 @@ impl Board {
 
         // King safety: pawns in front of the king, an open king file, castling.
         let king = self.king_of(color);
-        let front = passed_span(color, king) & (attacks::king(king) | attacks::king(king).forward(color));
+        let front =
+            passed_span(color, king) & (attacks::king(king) | attacks::king(king).forward(color));
         mg += p.shelter_mg * (front & own_pawns).count().min(3) as i32;
         if (Bitboard::file(king.file_index()) & own_pawns).is_empty() {
             mg -= p.king_open_file_mg;
@@ -176,14 +184,24 @@ impl Board {
         if rel.rank_index() == 0 && !(3..=5).contains(&rel.file_index()) {
             mg += p.castled_mg;
         }
-        let rights = Letter::ALL.iter().filter(|&&l| self.castling.has(color, l)).count() as i32;
+        let rights = Letter::ALL
+            .iter()
+            .filter(|&&l| self.castling.has(color, l))
+            .count() as i32;
         mg += p.castling_right_mg * rights;
         (mg, eg, phase)
     }
 
     /// The least valuable of `color`'s pieces in `set`.
     fn least_valuable(&self, set: Bitboard, color: Color) -> Option<(Square, Role)> {
-        for role in [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King] {
+        for role in [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ] {
             if let Some(sq) = (set & self.pieces(color, role)).first() {
                 return Some((sq, role));
             }
@@ -199,7 +217,11 @@ impl SearchPosition for Board {
         let (wm, we, wp) = self.evaluate_side(Color::White, p);
         let (bm, be, bp) = self.evaluate_side(Color::Black, p);
         let white = taper(wm - bm, we - be, wp + bp);
-        let score = if self.turn == Color::White { white } else { -white };
+        let score = if self.turn == Color::White {
+            white
+        } else {
+            -white
+        };
         score + p.tempo
     }
 
@@ -226,17 +248,24 @@ impl SearchPosition for Board {
         }
         let diag = self.role_bb(Role::Bishop) | self.role_bb(Role::Queen);
         let orth = self.role_bb(Role::Rook) | self.role_bb(Role::Queen);
-        let mut attackers = self.attackers_to(to, Color::White, occ) | self.attackers_to(to, Color::Black, occ);
+        let mut attackers =
+            self.attackers_to(to, Color::White, occ) | self.attackers_to(to, Color::Black, occ);
         let mut stm = self.turn;
         let mut res = true;
         loop {
             stm = !stm;
             attackers &= occ;
             let ours = attackers & self.color_bb(stm);
-            let Some((sq, role)) = self.least_valuable(ours, stm) else { break };
+            let Some((sq, role)) = self.least_valuable(ours, stm) else {
+                break;
+            };
             res = !res;
             if role == Role::King {
-                return if (attackers & !self.color_bb(stm)).nonempty() { !res } else { res };
+                return if (attackers & !self.color_bb(stm)).nonempty() {
+                    !res
+                } else {
+                    res
+                };
             }
             swap = see_value(role, p) - swap;
             if swap < i32::from(res) {

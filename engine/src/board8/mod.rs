@@ -4,8 +4,8 @@
 
 pub mod attacks;
 mod board;
-mod eval;
 pub mod castling;
+mod eval;
 mod fen;
 mod makemove;
 mod movegen;

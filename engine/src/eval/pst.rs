@@ -22,16 +22,27 @@ pub const fn value(role: Role, file: i32, rank: i32, files: i32) -> (i32, i32) {
     let centre = (axis_distance(file, files) + axis_distance(rank, 8)) / 2 - 1;
     match role {
         Role::Pawn => {
-            let central = if axis_distance(file, files) <= 1 && rank >= 2 && rank <= 4 { 12 } else { 0 };
+            let central = if axis_distance(file, files) <= 1 && rank >= 2 && rank <= 4 {
+                12
+            } else {
+                0
+            };
             (rank * 3 + central - 3, rank * 6 - 6)
         }
         Role::Knight => (-6 * centre + 12, -5 * centre + 10),
         Role::Bishop => (-3 * centre + 6, -3 * centre + 6),
-        Role::Rook => (if rank == 6 { 15 } else { 0 } - axis_distance(file, files), 0),
+        Role::Rook => (
+            if rank == 6 { 15 } else { 0 } - axis_distance(file, files),
+            0,
+        ),
         Role::Queen => (-centre, -3 * centre + 6),
         Role::King => {
             let back = if rank == 0 { 10 } else { -12 * rank };
-            let wing = if axis_distance(file, files) >= 3 { 10 } else { 0 };
+            let wing = if axis_distance(file, files) >= 3 {
+                10
+            } else {
+                0
+            };
             (back + wing, -8 * centre + 16)
         }
         Role::Secutor => (0, 0),

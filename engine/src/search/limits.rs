@@ -62,7 +62,10 @@ mod tests {
 
     #[test]
     fn budgets_stay_within_the_clock() {
-        let mut l = Limits { time: [Some(Duration::from_secs(10)), None], ..Limits::default() };
+        let mut l = Limits {
+            time: [Some(Duration::from_secs(10)), None],
+            ..Limits::default()
+        };
         let b = l.budget(Color::White).expect("timed");
         assert!(b.soft <= b.hard && b.hard < Duration::from_secs(10));
         assert_eq!(l.budget(Color::Black), None);

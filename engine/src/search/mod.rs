@@ -113,14 +113,27 @@ pub struct Features {
 
 impl Default for Features {
     fn default() -> Self {
-        Features { null_move: true, lmr: true, pruning: true, aspiration: true, tt_cutoffs: true, ordering: true }
+        Features {
+            null_move: true,
+            lmr: true,
+            pruning: true,
+            aspiration: true,
+            tt_cutoffs: true,
+            ordering: true,
+        }
     }
 }
 
 impl Features {
     /// Plain alpha-beta with quiescence: the baseline.
-    pub const PLAIN: Features =
-        Features { null_move: false, lmr: false, pruning: false, aspiration: false, tt_cutoffs: false, ordering: false };
+    pub const PLAIN: Features = Features {
+        null_move: false,
+        lmr: false,
+        pruning: false,
+        aspiration: false,
+        tt_cutoffs: false,
+        ordering: false,
+    };
 }
 
 /// Reduction table for late moves, by depth and move number.
@@ -161,7 +174,9 @@ impl<P: SearchPosition> Searcher<P> {
             tt: TranspositionTable::new(hash_mib),
             history: vec![0; 2 * HISTORY_SIZE],
             killers: vec![[None; 2]; MAX_PLY + 2],
-            pv: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            pv: (0..MAX_PLY + 2)
+                .map(|_| Vec::with_capacity(MAX_PLY))
+                .collect(),
             keys: Vec::with_capacity(1024),
             nodes: 0,
             seldepth: 0,
@@ -216,11 +231,20 @@ impl<P: SearchPosition> Searcher<P> {
 
         let mut pos = pos.clone();
         let root_moves = pos.legal_move_list();
-        let mut result = SearchResult { best: root_moves.first().copied(), score: 0, depth: 0, nodes: 0, pv: Vec::new() };
+        let mut result = SearchResult {
+            best: root_moves.first().copied(),
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+        };
         if root_moves.is_empty() {
             return result;
         }
-        let max_depth = limits.depth.unwrap_or(MAX_PLY as u32 - 8).clamp(1, MAX_PLY as u32 - 8);
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .clamp(1, MAX_PLY as u32 - 8);
         let mut score = 0;
         for depth in 1..=max_depth {
             self.seldepth = 0;
@@ -249,7 +273,8 @@ impl<P: SearchPosition> Searcher<P> {
             // An interrupted iteration still counts if it found a best move to keep.
             if self.stopped && depth > 1 {
                 if let Some(&best) = self.pv[0].first() {
-                    if iteration_score > -INF && Some(best) != result.best && !self.pv[0].is_empty() {
+                    if iteration_score > -INF && Some(best) != result.best && !self.pv[0].is_empty()
+                    {
                         result.best = Some(best);
                         result.pv = self.pv[0].clone();
                     }
@@ -273,7 +298,11 @@ impl<P: SearchPosition> Searcher<P> {
                 pv: result.pv.clone(),
                 hashfull: self.tt.hashfull(),
             });
-            if score.abs() >= MATE_BOUND && limits.depth.is_none() && limits.nodes.is_none() && !limits.infinite {
+            if score.abs() >= MATE_BOUND
+                && limits.depth.is_none()
+                && limits.nodes.is_none()
+                && !limits.infinite
+            {
                 // A forced mate found: further iterations cannot change the move.
                 if (MATE - score.abs()) as u32 <= depth {
                     break;
@@ -313,12 +342,19 @@ impl<P: SearchPosition> Searcher<P> {
         let n = self.keys.len();
         let key = pos.key();
         let window = (pos.halfmove_clock() as usize).min(n);
-        self.keys[n - window..].iter().rev().skip(1).step_by(2).any(|&k| k == key)
+        self.keys[n - window..]
+            .iter()
+            .rev()
+            .skip(1)
+            .step_by(2)
+            .any(|&k| k == key)
     }
 
     fn history_index(pos: &P, mv: P::Move) -> usize {
         let info = pos.move_info(mv);
-        pos.turn().index() * HISTORY_SIZE + P::square_index(info.from) * 128 + P::square_index(info.to)
+        pos.turn().index() * HISTORY_SIZE
+            + P::square_index(info.from) * 128
+            + P::square_index(info.to)
     }
 
     fn update_history(&mut self, idx: usize, bonus: i32) {
@@ -328,7 +364,14 @@ impl<P: SearchPosition> Searcher<P> {
 
     /// Orders moves: table move, good captures and promotions by victim, killers, quiets by
     /// history, then captures that lose material.
-    fn score_moves(&self, pos: &P, moves: &MoveList<P::Move>, tt_move: u32, ply: usize, scores: &mut [i32]) {
+    fn score_moves(
+        &self,
+        pos: &P,
+        moves: &MoveList<P::Move>,
+        tt_move: u32,
+        ply: usize,
+        scores: &mut [i32],
+    ) {
         let killers = self.killers[ply];
         for (i, &mv) in moves.iter().enumerate() {
             scores[i] = if tt_move != 0 && P::move_code(mv) == tt_move {
@@ -336,7 +379,8 @@ impl<P: SearchPosition> Searcher<P> {
             } else {
                 let info = pos.move_info(mv);
                 if let Some(victim) = info.capture {
-                    let mvv = see_value(victim, &self.params) * 8 - see_value(info.role, &self.params) / 8;
+                    let mvv = see_value(victim, &self.params) * 8
+                        - see_value(info.role, &self.params) / 8;
                     if pos.see_ge(mv, 0, &self.params) {
                         2_000_000 + mvv
                     } else {
@@ -357,10 +401,21 @@ impl<P: SearchPosition> Searcher<P> {
         }
     }
 
-    fn negamax(&mut self, pos: &mut P, mut depth: i32, ply: usize, mut alpha: i32, mut beta: i32, pv_node: bool) -> i32 {
+    fn negamax(
+        &mut self,
+        pos: &mut P,
+        mut depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        pv_node: bool,
+    ) -> i32 {
         self.pv[ply].clear();
         if ply > 0 {
-            if pos.halfmove_clock() >= 100 || self.is_repetition(pos) || pos.is_insufficient_material() {
+            if pos.halfmove_clock() >= 100
+                || self.is_repetition(pos)
+                || pos.is_insufficient_material()
+            {
                 return 0;
             }
             // Mate distance pruning.
@@ -399,8 +454,16 @@ impl<P: SearchPosition> Searcher<P> {
             }
         }
 
-        let static_eval = if in_check { -INF } else { pos.evaluate(&self.params) };
-        if !pv_node && !in_check && self.features.pruning && depth <= 6 && static_eval - 90 * depth >= beta
+        let static_eval = if in_check {
+            -INF
+        } else {
+            pos.evaluate(&self.params)
+        };
+        if !pv_node
+            && !in_check
+            && self.features.pruning
+            && depth <= 6
+            && static_eval - 90 * depth >= beta
             && beta.abs() < MATE_BOUND
         {
             return static_eval;
@@ -472,7 +535,13 @@ impl<P: SearchPosition> Searcher<P> {
                 -self.negamax(pos, new_depth, ply + 1, -beta, -alpha, pv_node)
             } else {
                 let mut reduction = 0;
-                if self.features.lmr && depth >= 3 && quiet && !in_check && !gives_check && i >= if pv_node { 4 } else { 2 } {
+                if self.features.lmr
+                    && depth >= 3
+                    && quiet
+                    && !in_check
+                    && !gives_check
+                    && i >= if pv_node { 4 } else { 2 }
+                {
                     reduction = lmr_reduction(depth, i);
                     if pv_node {
                         reduction -= 1;
@@ -482,7 +551,14 @@ impl<P: SearchPosition> Searcher<P> {
                     }
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
-                let mut s = -self.negamax(pos, new_depth - reduction, ply + 1, -alpha - 1, -alpha, false);
+                let mut s = -self.negamax(
+                    pos,
+                    new_depth - reduction,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    false,
+                );
                 if s > alpha && reduction > 0 {
                     s = -self.negamax(pos, new_depth, ply + 1, -alpha - 1, -alpha, false);
                 }
@@ -535,7 +611,13 @@ impl<P: SearchPosition> Searcher<P> {
         } else {
             Bound::Upper
         };
-        self.tt.store(key, best_move.map_or(0, P::move_code), score_to_tt(best, ply), depth, bound);
+        self.tt.store(
+            key,
+            best_move.map_or(0, P::move_code),
+            score_to_tt(best, ply),
+            depth,
+            bound,
+        );
         best
     }
 
@@ -562,7 +644,11 @@ impl<P: SearchPosition> Searcher<P> {
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
         if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { best.max(0) };
+            return if in_check {
+                -MATE + ply as i32
+            } else {
+                best.max(0)
+            };
         }
         if ply >= MAX_PLY {
             return pos.evaluate(&self.params);
@@ -571,10 +657,14 @@ impl<P: SearchPosition> Searcher<P> {
         let mut n = 0;
         for i in 0..moves.len() {
             let info = pos.move_info(moves[i]);
-            let tactical = info.capture.is_some() || info.promotion.is_some_and(|r| see_value(r, &self.params) >= see_value(crate::types::Role::Queen, &self.params));
+            let tactical = info.capture.is_some()
+                || info.promotion.is_some_and(|r| {
+                    see_value(r, &self.params) >= see_value(crate::types::Role::Queen, &self.params)
+                });
             if in_check || (tactical && pos.see_ge(moves[i], 0, &self.params)) {
                 moves.swap(n, i);
-                scores[n] = info.capture.map_or(0, |v| see_value(v, &self.params) * 8) - see_value(info.role, &self.params) / 8
+                scores[n] = info.capture.map_or(0, |v| see_value(v, &self.params) * 8)
+                    - see_value(info.role, &self.params) / 8
                     + info.promotion.map_or(0, |p| see_value(p, &self.params));
                 n += 1;
             }

@@ -28,7 +28,14 @@ pub struct Entry {
     pub age: u8,
 }
 
-const EMPTY: Entry = Entry { key: 0, mv: 0, score: 0, depth: -1, bound: Bound::Upper, age: 0 };
+const EMPTY: Entry = Entry {
+    key: 0,
+    mv: 0,
+    score: 0,
+    depth: -1,
+    bound: Bound::Upper,
+    age: 0,
+};
 
 /// The table. Cleared by `ucinewgame` so searches are reproducible.
 pub struct TranspositionTable {
@@ -40,7 +47,10 @@ impl TranspositionTable {
     /// A table of about `mib` MiB (at least one entry).
     pub fn new(mib: usize) -> Self {
         let n = (mib.max(1) * 1024 * 1024 / std::mem::size_of::<Entry>()).max(1);
-        TranspositionTable { entries: vec![EMPTY; n], age: 0 }
+        TranspositionTable {
+            entries: vec![EMPTY; n],
+            age: 0,
+        }
     }
 
     /// Forgets everything.
@@ -71,17 +81,34 @@ impl TranspositionTable {
     pub fn store(&mut self, key: u64, mv: u32, score: i32, depth: i32, bound: Bound) {
         let i = self.index(key);
         let old = self.entries[i];
-        let replace = old.key != key || old.age != self.age || depth >= i32::from(old.depth) - 2 || bound == Bound::Exact;
+        let replace = old.key != key
+            || old.age != self.age
+            || depth >= i32::from(old.depth) - 2
+            || bound == Bound::Exact;
         if replace {
-            let mv = if mv == 0 && old.key == key { old.mv } else { mv };
-            self.entries[i] = Entry { key, mv, score, depth: depth.clamp(0, 255) as i16, bound, age: self.age };
+            let mv = if mv == 0 && old.key == key {
+                old.mv
+            } else {
+                mv
+            };
+            self.entries[i] = Entry {
+                key,
+                mv,
+                score,
+                depth: depth.clamp(0, 255) as i16,
+                bound,
+                age: self.age,
+            };
         }
     }
 
     /// Per-mille of entries used by the current search (UCI `hashfull`).
     pub fn hashfull(&self) -> u32 {
         let sample = self.entries.len().min(1000);
-        let used = self.entries[..sample].iter().filter(|e| e.depth >= 0 && e.age == self.age).count();
+        let used = self.entries[..sample]
+            .iter()
+            .filter(|e| e.depth >= 0 && e.age == self.age)
+            .count();
         (used * 1000 / sample.max(1)) as u32
     }
 }

@@ -1,0 +1,508 @@
+//! The UCI front end. Reads commands line by line; a search runs on its own thread so `stop`,
+//! `isready` and `quit` are answered while it thinks. Bad input is answered with
+//! `info string error: ...` and the engine keeps running.
+
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::board8::Board;
+use crate::error::{FenError, MoveError, RulesError};
+use crate::eval::SearchPosition;
+use crate::game::Game;
+use crate::gustavian;
+use crate::params::{self, ParamError, Params};
+use crate::perft::divide;
+use crate::search::{Info, Limits, Searcher};
+use crate::variant::{Rules, Ruleset, Variant};
+
+/// Default transposition table size in MiB.
+pub const DEFAULT_HASH_MIB: usize = 16;
+
+/// Why a UCI command was refused.
+#[derive(Debug, Error)]
+pub enum UciError {
+    /// Not a command this engine knows.
+    #[error("unknown command {0:?}")]
+    UnknownCommand(String),
+    /// A `go` or `position` argument that is missing or malformed.
+    #[error("bad argument for {command}: {detail}")]
+    BadArgument {
+        /// The command.
+        command: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// An option this engine does not have.
+    #[error("unknown option {0:?}")]
+    UnknownOption(String),
+    /// Variant or rule-set.
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    /// A FEN.
+    #[error(transparent)]
+    Fen(#[from] FenError),
+    /// A move of `position ... moves`.
+    #[error(transparent)]
+    Move(#[from] MoveError),
+    /// A parameter value.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// `go` while a search runs.
+    #[error("a search is already running; send stop first")]
+    Busy,
+}
+
+/// Where output goes: shared between the command loop and the search thread.
+pub type Output = Arc<Mutex<dyn Write + Send>>;
+
+fn say(out: &Output, line: &str) {
+    let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+    // A closed stdout means the GUI is gone; nothing useful can be done about it.
+    let _ = writeln!(w, "{line}");
+    let _ = w.flush();
+}
+
+/// Parses the arguments of `go`.
+pub fn parse_go(tokens: &[&str]) -> Result<Limits, UciError> {
+    let mut l = Limits::default();
+    let mut i = 0;
+    let bad = |detail: String| UciError::BadArgument {
+        command: "go",
+        detail,
+    };
+    while i < tokens.len() {
+        let key = tokens[i];
+        let num = |i: usize| -> Result<u64, UciError> {
+            let v = tokens
+                .get(i + 1)
+                .ok_or_else(|| bad(format!("{key} needs a value")))?;
+            // Clocks may go negative in some GUIs after a flag fall: treat as zero.
+            match v.parse::<i64>() {
+                Ok(n) => Ok(n.max(0) as u64),
+                Err(_) => Err(bad(format!("{key} {v:?} is not a number"))),
+            }
+        };
+        match key {
+            "infinite" => {
+                l.infinite = true;
+                i += 1;
+                continue;
+            }
+            "ponder" => {
+                i += 1;
+                continue;
+            }
+            "wtime" => l.time[0] = Some(Duration::from_millis(num(i)?)),
+            "btime" => l.time[1] = Some(Duration::from_millis(num(i)?)),
+            "winc" => l.inc[0] = Duration::from_millis(num(i)?),
+            "binc" => l.inc[1] = Duration::from_millis(num(i)?),
+            "movestogo" => l.movestogo = Some(num(i)?.min(1000) as u32),
+            "depth" => l.depth = Some(num(i)?.clamp(1, 100) as u32),
+            "nodes" => l.nodes = Some(num(i)?.max(1)),
+            "movetime" => l.movetime = Some(Duration::from_millis(num(i)?)),
+            "mate" => l.depth = Some((num(i)?.clamp(1, 50) * 2) as u32),
+            other => return Err(bad(format!("unknown token {other:?}"))),
+        }
+        i += 2;
+    }
+    Ok(l)
+}
+
+/// One geometry's game and searcher.
+struct Session<P: SearchPosition> {
+    game: Game<P>,
+    searcher: Option<Searcher<P>>,
+    running: Option<(JoinHandle<Searcher<P>>, Arc<AtomicBool>)>,
+}
+
+impl<P: SearchPosition> Session<P> {
+    fn new(rules: Rules, hash: usize, params: Params) -> Result<Self, UciError> {
+        Ok(Session {
+            game: Game::new(rules)?,
+            searcher: Some(Searcher::new(hash, params)),
+            running: None,
+        })
+    }
+
+    /// Waits for a running search and takes its searcher back.
+    fn finish(&mut self) {
+        if let Some((h, _)) = self.running.take() {
+            if let Ok(s) = h.join() {
+                self.searcher = Some(s);
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some((_, flag)) = &self.running {
+            flag.store(true, Ordering::Relaxed);
+        }
+        self.finish();
+    }
+
+    fn searcher(&mut self) -> Result<&mut Searcher<P>, UciError> {
+        if self.running.as_ref().is_some_and(|(h, _)| !h.is_finished()) {
+            return Err(UciError::Busy);
+        }
+        self.finish();
+        self.searcher.as_mut().ok_or(UciError::Busy)
+    }
+
+    fn set_position(
+        &mut self,
+        rules: Rules,
+        fen: Option<&str>,
+        moves: &[&str],
+    ) -> Result<(), UciError> {
+        let mut game = match fen {
+            Some(f) => Game::from_fen(rules, f)?,
+            None => Game::new(rules)?,
+        };
+        for m in moves {
+            game.play_uci(m)?;
+        }
+        self.game = game;
+        Ok(())
+    }
+
+    fn go(&mut self, limits: Limits, params: &Params, out: &Output) -> Result<(), UciError> {
+        let mut searcher = match self.searcher() {
+            Ok(_) => self.searcher.take().ok_or(UciError::Busy)?,
+            Err(e) => return Err(e),
+        };
+        searcher.params = params.clone();
+        let stop = searcher.stop_flag();
+        stop.store(false, Ordering::Relaxed);
+        let pos = self.game.position().clone();
+        let history = self.game.history_keys().to_vec();
+        let out = Arc::clone(out);
+        let handle = std::thread::spawn(move || {
+            let result = searcher.search(&pos, &history, &limits, |info| {
+                say(&out, &info_line(&pos, info))
+            });
+            let best = result
+                .best
+                .map_or("0000".to_string(), |m| pos.move_info(m).uci());
+            say(&out, &format!("bestmove {best}"));
+            searcher
+        });
+        self.running = Some((handle, stop));
+        Ok(())
+    }
+
+    fn new_game(&mut self) -> Result<(), UciError> {
+        self.searcher()?.new_game();
+        Ok(())
+    }
+
+    fn resize(&mut self, mib: usize) -> Result<(), UciError> {
+        self.searcher()?.resize(mib);
+        Ok(())
+    }
+
+    fn perft(&self, depth: u32, out: &Output) {
+        let mut pos = self.game.position().clone();
+        let split = divide(&mut pos, depth);
+        for (m, n) in &split {
+            say(out, &format!("{m}: {n}"));
+        }
+        say(
+            out,
+            &format!(
+                "\nNodes searched: {}\n",
+                split.iter().map(|(_, n)| n).sum::<u64>()
+            ),
+        );
+    }
+
+    fn fen(&self) -> String {
+        self.game.position().to_fen()
+    }
+
+    fn eval(&self, params: &Params) -> i32 {
+        self.game.position().evaluate(params)
+    }
+}
+
+/// PV moves in coordinate notation, played out on a copy of the root.
+fn info_line<P: SearchPosition>(root: &P, info: &Info<P::Move>) -> String {
+    let mut pos = root.clone();
+    let mut pv = String::new();
+    for &m in &info.pv {
+        pv.push(' ');
+        pv.push_str(&pos.move_info(m).uci());
+        pos.make_move(m);
+    }
+    let ms = info.elapsed.as_millis().max(1);
+    format!(
+        "info depth {} seldepth {} score {} nodes {} nps {} hashfull {} time {} pv{}",
+        info.depth,
+        info.seldepth,
+        info.score,
+        info.nodes,
+        u128::from(info.nodes) * 1000 / ms,
+        info.hashfull,
+        info.elapsed.as_millis(),
+        pv
+    )
+}
+
+enum AnySession {
+    Board8(Session<Board>),
+    Gustavian(Session<gustavian::Position>),
+}
+
+macro_rules! each {
+    ($s:expr, $x:ident => $body:expr) => {
+        match $s {
+            AnySession::Board8($x) => $body,
+            AnySession::Gustavian($x) => $body,
+        }
+    };
+}
+
+/// The engine's UCI state.
+pub struct Uci {
+    variant: Variant,
+    ruleset: Ruleset,
+    hash: usize,
+    params: Params,
+    session: AnySession,
+    out: Output,
+}
+
+impl Uci {
+    /// An engine playing orthodox chess from the start position.
+    pub fn new(out: Output) -> Self {
+        let rules = Rules::default_for(Variant::Chess);
+        let session = match Session::new(rules, DEFAULT_HASH_MIB, Params::default()) {
+            Ok(s) => s,
+            Err(_) => unreachable!("the built-in start position is valid"),
+        };
+        Uci {
+            variant: Variant::Chess,
+            ruleset: rules.ruleset(),
+            hash: DEFAULT_HASH_MIB,
+            params: Params::default(),
+            session: AnySession::Board8(session),
+            out,
+        }
+    }
+
+    fn rules(&self) -> Result<Rules, UciError> {
+        Ok(Rules::new(self.variant, self.ruleset)?)
+    }
+
+    fn reset_session(&mut self) -> Result<(), UciError> {
+        each!(&mut self.session, s => s.stop());
+        let rules = self.rules()?;
+        self.session = match rules.variant() {
+            Variant::Chess | Variant::Latte => {
+                AnySession::Board8(Session::new(rules, self.hash, self.params.clone())?)
+            }
+            Variant::Secutor => {
+                AnySession::Gustavian(Session::new(rules, self.hash, self.params.clone())?)
+            }
+        };
+        Ok(())
+    }
+
+    /// Handles one command line. Returns `false` after `quit`.
+    pub fn handle(&mut self, line: &str) -> bool {
+        match self.dispatch(line) {
+            Ok(go_on) => go_on,
+            Err(e) => {
+                say(&self.out, &format!("info string error: {e}"));
+                true
+            }
+        }
+    }
+
+    fn dispatch(&mut self, line: &str) -> Result<bool, UciError> {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let Some((&cmd, args)) = tokens.split_first() else {
+            return Ok(true);
+        };
+        match cmd {
+            "uci" => {
+                let out = &self.out;
+                say(
+                    out,
+                    concat!("id name variant-engine ", env!("CARGO_PKG_VERSION")),
+                );
+                say(out, "id author the variant-cluster developers");
+                say(out, "option name UCI_Variant type combo default chess var chess var latte var secutor");
+                let rulesets: String = Ruleset::ALL
+                    .iter()
+                    .map(|r| format!(" var {}", r.id()))
+                    .collect();
+                say(
+                    out,
+                    &format!("option name Ruleset type combo default normal{rulesets}"),
+                );
+                say(
+                    out,
+                    &format!(
+                        "option name Hash type spin default {DEFAULT_HASH_MIB} min 1 max 65536"
+                    ),
+                );
+                say(out, "option name Clear Hash type button");
+                for l in params::uci_options().lines() {
+                    say(out, l);
+                }
+                say(out, "uciok");
+            }
+            "isready" => say(&self.out, "readyok"),
+            "ucinewgame" => each!(&mut self.session, s => { s.stop(); s.new_game()? }),
+            "setoption" => self.setoption(args)?,
+            "position" => self.position(args)?,
+            "go" => {
+                if args.first() == Some(&"perft") {
+                    let depth =
+                        args.get(1)
+                            .and_then(|d| d.parse::<u32>().ok())
+                            .ok_or_else(|| UciError::BadArgument {
+                                command: "go perft",
+                                detail: "needs a depth".into(),
+                            })?;
+                    let out = Arc::clone(&self.out);
+                    each!(&self.session, s => s.perft(depth, &out));
+                } else {
+                    let limits = parse_go(args)?;
+                    let params = self.params.clone();
+                    let out = Arc::clone(&self.out);
+                    each!(&mut self.session, s => s.go(limits, &params, &out)?);
+                }
+            }
+            "stop" => each!(&mut self.session, s => s.stop()),
+            "ponderhit" => {}
+            "quit" => {
+                each!(&mut self.session, s => s.stop());
+                return Ok(false);
+            }
+            "d" => {
+                let fen = each!(&self.session, s => s.fen());
+                say(
+                    &self.out,
+                    &format!(
+                        "info string variant {} ruleset {} fen {fen}",
+                        self.variant, self.ruleset
+                    ),
+                );
+            }
+            "eval" => {
+                let e = each!(&self.session, s => s.eval(&self.params));
+                say(
+                    &self.out,
+                    &format!("info string eval {e} cp (side to move)"),
+                );
+            }
+            other => return Err(UciError::UnknownCommand(other.to_string())),
+        }
+        Ok(true)
+    }
+
+    fn setoption(&mut self, args: &[&str]) -> Result<(), UciError> {
+        let bad = |detail: &str| UciError::BadArgument {
+            command: "setoption",
+            detail: detail.to_string(),
+        };
+        if args.first() != Some(&"name") {
+            return Err(bad("expected: setoption name <id> [value <x>]"));
+        }
+        let value_at = args.iter().position(|&t| t == "value");
+        let name = args[1..value_at.unwrap_or(args.len())].join(" ");
+        let value = value_at.map(|i| args[i + 1..].join(" "));
+        let value_or = |v: &Option<String>| {
+            v.clone()
+                .ok_or_else(|| bad(&format!("option {name} needs a value")))
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "uci_variant" => {
+                let v = value_or(&value)?;
+                self.variant = v.parse()?;
+                // A rule-set of another variant gives way to the new variant's default; an
+                // explicit Ruleset option after this one is still checked.
+                if !self.variant.rulesets().contains(&self.ruleset) {
+                    self.ruleset = self.variant.default_ruleset();
+                    say(
+                        &self.out,
+                        &format!("info string ruleset set to {}", self.ruleset),
+                    );
+                }
+                self.reset_session()?;
+            }
+            "ruleset" => {
+                let v = value_or(&value)?;
+                let rules = Rules::parse(self.variant.id(), Some(&v))?;
+                self.ruleset = rules.ruleset();
+                self.reset_session()?;
+            }
+            "hash" => {
+                let v = value_or(&value)?;
+                let mib: usize = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|&m| (1..=65536).contains(&m))
+                    .ok_or_else(|| {
+                        bad(&format!(
+                            "Hash {v:?} is not a size in MiB between 1 and 65536"
+                        ))
+                    })?;
+                self.hash = mib;
+                each!(&mut self.session, s => s.resize(mib)?);
+            }
+            "clear hash" => each!(&mut self.session, s => s.new_game()?),
+            "ponder" | "uci_chess960" | "threads" | "multipv" | "move overhead" => {}
+            _ => {
+                let v = value_or(&value)?;
+                if Params::spec(&name).is_none() {
+                    return Err(UciError::UnknownOption(name));
+                }
+                self.params.set_text(&name, &v)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn position(&mut self, args: &[&str]) -> Result<(), UciError> {
+        let bad = |d: &str| UciError::BadArgument {
+            command: "position",
+            detail: d.to_string(),
+        };
+        let moves_at = args.iter().position(|&t| t == "moves");
+        let moves: &[&str] = moves_at.map_or(&[], |i| &args[i + 1..]);
+        let head = &args[..moves_at.unwrap_or(args.len())];
+        let fen = match head.first() {
+            Some(&"startpos") if head.len() == 1 => None,
+            Some(&"fen") if head.len() > 1 => Some(head[1..].join(" ")),
+            _ => return Err(bad("expected: position startpos|fen <fen> [moves ...]")),
+        };
+        let rules = self.rules()?;
+        each!(&mut self.session, s => {
+            s.stop();
+            s.set_position(rules, fen.as_deref(), moves)?
+        });
+        Ok(())
+    }
+}
+
+/// Runs the UCI loop on standard input and output until `quit` or end of input.
+pub fn run_stdio() {
+    let out: Output = Arc::new(Mutex::new(std::io::stdout()));
+    let mut uci = Uci::new(out);
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        if !uci.handle(&line) {
+            return;
+        }
+    }
+    uci.handle("quit");
+}

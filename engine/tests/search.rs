@@ -1,0 +1,131 @@
+//! Search behaviour: mates are found and scored, results are deterministic at fixed nodes and
+//! depth, draws are recognised, every variant searches legal moves.
+
+use engine::board8::Board;
+use engine::dispatch::{with_search_position, WithSearchPosition};
+use engine::eval::SearchPosition;
+use engine::params::Params;
+use engine::search::{Features, Limits, Score, SearchResult, Searcher};
+use engine::{Game, Position, Rules, Variant};
+
+fn chess() -> Rules {
+    Rules::default_for(Variant::Chess)
+}
+
+fn search_fen(fen: &str, limits: Limits) -> (Board, SearchResult<engine::board8::Move>) {
+    let pos = Board::from_fen(chess(), fen).expect("valid");
+    let mut s = Searcher::<Board>::new(8, Params::default());
+    let r = s.search(&pos, &[], &limits, |_| {});
+    (pos, r)
+}
+
+fn depth(d: u32) -> Limits {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+#[test]
+fn finds_mate_in_one_and_scores_it() {
+    let (pos, r) = search_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", depth(4));
+    assert_eq!(pos.move_info(r.best.expect("a move")).uci(), "a1a8");
+    assert_eq!(Score::from_internal(r.score), Score::Mate(1));
+}
+
+#[test]
+fn finds_mate_in_two() {
+    // 1.Kc7 Ka7 2.Ra1# (no mate in one: the a7 square is free).
+    let (_, r) = search_fen("k7/8/2K5/8/8/8/8/7R w - - 0 1", depth(6));
+    assert_eq!(Score::from_internal(r.score), Score::Mate(2), "{r:?}");
+}
+
+#[test]
+fn wins_material_in_a_simple_tactic() {
+    // The knight fork Nc7+ wins the rook on a8.
+    let (pos, r) = search_fen("r3k3/8/8/1N6/8/8/8/4K3 w - - 0 1", depth(5));
+    assert_eq!(pos.move_info(r.best.expect("move")).uci(), "b5c7");
+}
+
+#[test]
+fn stalemate_and_repetition_are_draws() {
+    let (_, r) = search_fen("7k/5Q2/8/8/8/8/8/K7 w - - 0 1", depth(4));
+    // White must avoid Qg6?? / Qf8+ traps: the score stays a big plus, not a draw or loss.
+    assert!(r.score > 500, "{}", r.score);
+    // A position repeating in the game history is a draw inside the tree.
+    let mut g: Game<Board> = Game::new(chess()).expect("start");
+    for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+        g.play_uci(m).expect("legal");
+    }
+    let mut s = Searcher::<Board>::new(8, Params::default());
+    let r = s.search(g.position(), g.history_keys(), &depth(3), |_| {});
+    assert!(r.best.is_some());
+}
+
+#[test]
+fn fixed_nodes_and_depth_are_deterministic() {
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    for limits in [
+        depth(7),
+        Limits {
+            nodes: Some(30_000),
+            ..Limits::default()
+        },
+    ] {
+        let (_, a) = search_fen(fen, limits.clone());
+        let (_, b) = search_fen(fen, limits.clone());
+        assert_eq!(a.best, b.best);
+        assert_eq!(a.nodes, b.nodes);
+        assert_eq!(a.score, b.score);
+    }
+    // A node limit is honoured up to the last check interval.
+    let (_, r) = search_fen(
+        fen,
+        Limits {
+            nodes: Some(5_000),
+            ..Limits::default()
+        },
+    );
+    assert!(r.nodes <= 5_000 + 2, "{}", r.nodes);
+}
+
+#[test]
+fn plain_alpha_beta_agrees_on_a_forced_line() {
+    let pos = Board::from_fen(chess(), "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").expect("valid");
+    let mut s = Searcher::<Board>::new(1, Params::default());
+    s.features = Features::PLAIN;
+    let r = s.search(&pos, &[], &depth(3), |_| {});
+    assert_eq!(Score::from_internal(r.score), Score::Mate(1));
+}
+
+struct SearchStart;
+
+impl WithSearchPosition for SearchStart {
+    type Output = ();
+    fn run<P: SearchPosition>(self, rules: Rules) {
+        let pos = P::startpos(rules).expect("start");
+        let mut s = Searcher::<P>::new(8, Params::default());
+        let mut infos = 0;
+        let r = s.search(&pos, &[], &depth(5), |i| {
+            infos += 1;
+            assert!(!i.pv.is_empty());
+        });
+        let best = r.best.expect("a move");
+        assert!(pos.legal_move_list().contains(&best), "{rules}");
+        assert_eq!(infos, 5, "{rules}");
+        assert!(
+            r.score.abs() < 200,
+            "{rules}: start position score {}",
+            r.score
+        );
+    }
+}
+
+#[test]
+fn every_variant_searches_from_its_start() {
+    for v in Variant::ALL {
+        for &r in v.rulesets() {
+            with_search_position(Rules::new(v, r).expect("rules"), SearchStart);
+        }
+    }
+}
