@@ -1,0 +1,71 @@
+//! The bench signature is deterministic; the EPD runner scores a suite.
+
+use std::process::Command;
+
+use engine::params::Params;
+
+#[test]
+fn bench_signature_is_stable_within_a_build() {
+    let a: Vec<u64> = engine::bench::run(5, &Params::default())
+        .expect("bench")
+        .iter()
+        .map(|l| l.nodes)
+        .collect();
+    let b: Vec<u64> = engine::bench::run(5, &Params::default())
+        .expect("bench")
+        .iter()
+        .map(|l| l.nodes)
+        .collect();
+    assert_eq!(a, b);
+    assert_eq!(a.len(), engine::bench::POSITIONS.len());
+}
+
+#[test]
+fn epd_runner_solves_easy_tactics_at_fixed_nodes() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/epd/wac.epd");
+    let text = std::fs::read_to_string(&dir).expect("WAC copy");
+    let first: String = text.lines().take(12).map(|l| format!("{l}\n")).collect();
+    let tmp = std::env::temp_dir().join(format!("wac12-{}.epd", std::process::id()));
+    std::fs::write(&tmp, first).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args([
+            "epd",
+            &tmp.to_string_lossy(),
+            "--nodes",
+            "200000",
+            "--threads",
+            "2",
+        ])
+        .output()
+        .expect("runs");
+    std::fs::remove_file(&tmp).ok();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap_or_default().to_string();
+    let solved: usize = last
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("solved count");
+    assert!(last.ends_with("/ 12"), "{last}");
+    // WAC 1-12 are short tactics; a working search finds nearly all of them.
+    assert!(solved >= 10, "{stdout}");
+}
+
+#[test]
+fn epd_reports_bad_input() {
+    let tmp = std::env::temp_dir().join(format!("bad-{}.epd", std::process::id()));
+    std::fs::write(&tmp, "8/8/8/8 w - - bm e4;\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(["epd", &tmp.to_string_lossy(), "--nodes", "10"])
+        .output()
+        .expect("runs");
+    std::fs::remove_file(&tmp).ok();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 1"));
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(["epd", "/nonexistent.epd"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,249 @@
+//! The UCI front end driven as a GUI would drive it: a real `engine` process over pipes.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("engine starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, cmd: &str) {
+        writeln!(self.stdin, "{cmd}").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Lines up to and including the first one starting with `prefix`.
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut out = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let done = l.starts_with(prefix);
+                    out.push(l);
+                    if done {
+                        return out;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!("no {prefix:?} within 60 s; got {out:?}"),
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("engine exited before {prefix:?}; got {out:?}")
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn handshake_lists_variants_rulesets_and_parameters() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok");
+    assert!(lines.iter().any(|l| l.starts_with("id name")));
+    assert!(lines
+        .iter()
+        .any(|l| l.contains("UCI_Variant type combo") && l.contains("var secutor")));
+    assert!(lines
+        .iter()
+        .any(|l| l.contains("Ruleset type combo") && l.contains("var tworooks")));
+    for spec in engine::params::SPECS {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!("option name {} type spin", spec.name))),
+            "{}",
+            spec.name
+        );
+    }
+    e.send("isready");
+    e.until("readyok");
+}
+
+#[test]
+fn plays_legal_moves_in_every_variant() {
+    let mut e = Engine::start();
+    for (variant, ruleset, moves) in [
+        ("chess", "normal", "e2e4 e7e5"),
+        ("latte", "both", "d2d4 d7d5"),
+        ("secutor", "extended", "f2f4 f7f5"),
+    ] {
+        e.send(&format!("setoption name UCI_Variant value {variant}"));
+        e.send(&format!("setoption name Ruleset value {ruleset}"));
+        e.send("ucinewgame");
+        e.send(&format!("position startpos moves {moves}"));
+        e.send("go depth 4");
+        let lines = e.until("bestmove");
+        let best = lines
+            .last()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .expect("a move")
+            .to_string();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info depth 4") && l.contains(" pv ")),
+            "{lines:?}"
+        );
+        // The move is legal: playing it is accepted.
+        e.send(&format!("position startpos moves {moves} {best}"));
+        e.send("d");
+        let d = e.until("info string variant");
+        assert!(
+            !d.iter().any(|l| l.contains("error")),
+            "{variant}: {best} refused: {d:?}"
+        );
+    }
+}
+
+#[test]
+fn fixed_nodes_are_reproducible_after_ucinewgame() {
+    let mut e = Engine::start();
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        e.send("ucinewgame");
+        e.send("position startpos moves e2e4 c7c5 g1f3");
+        e.send("go nodes 20000");
+        let lines = e.until("bestmove");
+        let last_info = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth"))
+            .cloned()
+            .unwrap_or_default();
+        let nodes = last_info
+            .split_whitespace()
+            .skip_while(|w| *w != "nodes")
+            .nth(1)
+            .map(str::to_string);
+        runs.push((lines.last().cloned(), nodes));
+    }
+    assert_eq!(runs[0], runs[1]);
+}
+
+#[test]
+fn bad_input_is_answered_and_the_engine_keeps_running() {
+    let mut e = Engine::start();
+    for (cmd, needle) in [
+        ("position startpos moves e2e5", "illegal move"),
+        ("position fen 8/8/8 w - - 0 1", "ranks"),
+        ("setoption name UCI_Variant value shogi", "unknown variant"),
+        (
+            "setoption name Ruleset value extended",
+            "does not exist in chess",
+        ),
+        (
+            "setoption name KnightValueMg value 99999",
+            "outside its range",
+        ),
+        ("setoption name NoSuchOption value 1", "unknown option"),
+        ("go depth x", "not a number"),
+        ("frobnicate", "unknown command"),
+    ] {
+        e.send(cmd);
+        let lines = e.until("info string error");
+        assert!(
+            lines.last().is_some_and(|l| l.contains(needle)),
+            "{cmd}: {lines:?}"
+        );
+    }
+    e.send("position startpos");
+    e.send("go depth 2");
+    e.until("bestmove");
+}
+
+#[test]
+fn stop_ends_an_infinite_search_with_a_move() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.until("info depth 3");
+    e.send("isready");
+    e.until("readyok");
+    e.send("stop");
+    let lines = e.until("bestmove");
+    assert!(!lines.last().is_some_and(|l| l.contains("0000")));
+}
+
+#[test]
+fn movetime_is_respected_roughly() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    let t = Instant::now();
+    e.send("go movetime 300");
+    e.until("bestmove");
+    // Generous bound: the machine may be loaded; the point is that the search ends by itself.
+    assert!(t.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn params_command_lists_spsa_lines_and_json() {
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(["params", "--variant", "secutor", "--format", "spsa"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().any(|l| l.starts_with("SecutorValueMg, ")));
+    assert_eq!(text.lines().next().map(|l| l.split(", ").count()), Some(6));
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(["params", "--variant", "latte"])
+        .output()
+        .expect("runs");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let names: Vec<&str> = json
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(names.contains(&"PawnValueMg") && !names.contains(&"SecutorValueMg"));
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(["params", "--variant", "latte", "--format", "xml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
