@@ -43,7 +43,9 @@ pub fn split_fields(fen: &str) -> Result<FenFields<'_>, FenError> {
     }
 }
 
-/// Reads the half-move clock and the full-move number (which starts at 1).
+/// Reads the half-move clock and the full-move number (which starts at 1; a 0, written by
+/// some tools, is read as 1, as python-chess reads it). Values beyond any real game are
+/// refused rather than wrapped.
 pub fn parse_clocks(halfmove: &str, fullmove: &str) -> Result<(u32, u32), FenError> {
     let half = halfmove
         .parse::<u32>()
@@ -56,7 +58,8 @@ pub fn parse_clocks(halfmove: &str, fullmove: &str) -> Result<(u32, u32), FenErr
     let full = fullmove
         .parse::<u32>()
         .ok()
-        .filter(|&f| (1..=100_000).contains(&f))
+        .filter(|&f| f <= 100_000)
+        .map(|f| f.max(1))
         .ok_or_else(|| FenError::Clock {
             field: "fullmove number",
             value: fullmove.to_string(),

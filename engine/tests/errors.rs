@@ -261,13 +261,20 @@ fn side_to_move_and_clocks() {
     assert!(matches!(
         fen_err(
             chess(),
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0"
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 -2"
         ),
         FenError::Clock {
             field: "fullmove number",
             ..
         }
     ));
+    // A full-move number of 0, as some tools write it, is read as 1 (as python-chess does).
+    let b = Board::from_fen(
+        chess(),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0",
+    )
+    .expect("accepted");
+    assert!(b.to_fen().ends_with(" 0 1"));
 }
 
 #[test]

@@ -8,6 +8,7 @@ use super::board::{Position, BK, BQ, WK, WQ};
 use super::square::{cell_name, is_square_coord, Square, FILES, RANKS};
 use super::zobrist::piece_code;
 use crate::error::{FenError, RulesError};
+use crate::fen_fields::{parse_clocks, split_fields};
 use crate::types::{Color, Piece, Role};
 use crate::variant::{Rules, Variant};
 
@@ -222,37 +223,22 @@ fn read_en_passant(pos: &Position, field: &str) -> Result<Option<Square>, FenErr
     Ok(Some(sq))
 }
 
-/// Parses a clock field.
-fn read_clock(field: &'static str, value: &str) -> Result<u32, FenError> {
-    value.parse::<u32>().map_err(|_| FenError::Clock {
-        field,
-        value: value.to_string(),
-    })
-}
-
 /// Reads a FEN under `rules`, validating it fully.
 pub(crate) fn read(rules: Rules, fen: &str) -> Result<Position, FenError> {
     if rules.variant() != Variant::Secutor {
         return Err(FenError::Rules(RulesError::WrongGeometry(rules.variant())));
     }
-    let fields: Vec<&str> = fen.split_whitespace().collect();
-    if fields.len() != 4 && fields.len() != 6 {
-        return Err(FenError::FieldCount(fields.len()));
-    }
+    let fields = split_fields(fen)?;
     let mut pos = Position::empty(rules);
-    read_board(&mut pos, fields[0])?;
-    pos.turn = match fields[1] {
+    read_board(&mut pos, fields.board)?;
+    pos.turn = match fields.side {
         "w" => Color::White,
         "b" => Color::Black,
         other => return Err(FenError::SideToMove(other.to_string())),
     };
-    pos.castling = read_castling(&pos, fields[2])?;
-    let ep = read_en_passant(&pos, fields[3])?;
-    if fields.len() == 6 {
-        pos.halfmove = read_clock("halfmove clock", fields[4])?;
-        // As python-chess: a full-move number of 0 is read as 1.
-        pos.fullmove = read_clock("fullmove number", fields[5])?.max(1);
-    }
+    pos.castling = read_castling(&pos, fields.castling)?;
+    let ep = read_en_passant(&pos, fields.ep)?;
+    (pos.halfmove, pos.fullmove) = parse_clocks(fields.halfmove, fields.fullmove)?;
     if pos.king_attacked(!pos.turn) {
         return Err(FenError::OpponentInCheck(!pos.turn));
     }

@@ -273,8 +273,10 @@ fn fen_error_clocks() {
 }
 
 #[test]
-fn extreme_clocks_do_not_overflow() {
-    let fen = "srnbqkbnrs/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS b KQkq - 4294967295 4294967295";
+fn extreme_clocks_are_refused_and_the_largest_accepted_ones_round_trip() {
+    let huge = "srnbqkbnrs/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS b KQkq - 4294967295 4294967295";
+    assert!(matches!(err(huge), FenError::Clock { .. }));
+    let fen = "srnbqkbnrs/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS b KQkq - 10000 100000";
     let mut p = pos(fen);
     let before = p.clone();
     let mv = p.legal_move_list()[0];

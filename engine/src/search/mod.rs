@@ -503,16 +503,8 @@ impl<P: SearchPosition> Searcher<P> {
         let mut best_move: Option<P::Move> = None;
         let mut quiets_tried: MoveList<P::Move> = MoveList::new();
         for i in 0..moves.len() {
-            // Selection sort: the best remaining move first.
-            let mut j = i;
-            for k in i + 1..moves.len() {
-                if scores[k] > scores[j] {
-                    j = k;
-                }
-            }
-            moves.swap(i, j);
-            scores.swap(i, j);
-            let mv = moves[i];
+            let n = moves.len();
+            let mv = pick_next(&mut moves[..], &mut scores[..n], i);
             let info = pos.move_info(mv);
             let quiet = info.capture.is_none() && info.promotion.is_none();
 
@@ -670,15 +662,7 @@ impl<P: SearchPosition> Searcher<P> {
             }
         }
         for i in 0..n {
-            let mut j = i;
-            for k in i + 1..n {
-                if scores[k] > scores[j] {
-                    j = k;
-                }
-            }
-            moves.swap(i, j);
-            scores.swap(i, j);
-            let mv = moves[i];
+            let mv = pick_next(&mut moves[..n], &mut scores[..n], i);
             let undo = pos.make_move(mv);
             let score = -self.qsearch(pos, ply + 1, -beta, -alpha);
             pos.unmake_move(mv, undo);
@@ -697,6 +681,21 @@ impl<P: SearchPosition> Searcher<P> {
         }
         best
     }
+}
+
+/// Selection sort, one step: moves the best-scored move from `i` on to `i` and returns it.
+/// Lazy, because most nodes cut off after the first few moves.
+#[inline]
+fn pick_next<M: Copy>(moves: &mut [M], scores: &mut [i32], i: usize) -> M {
+    let mut j = i;
+    for k in i + 1..moves.len() {
+        if scores[k] > scores[j] {
+            j = k;
+        }
+    }
+    moves.swap(i, j);
+    scores.swap(i, j);
+    moves[i]
 }
 
 fn score_to_tt(s: i32, ply: usize) -> i32 {
