@@ -103,6 +103,21 @@ pub trait Position: Clone + Debug + PartialEq + Send + Sync + 'static {
 
     /// Appends every legal move to `moves` (which is not cleared).
     fn legal_moves(&self, moves: &mut MoveList<Self::Move>);
+    /// Appends the legal captures and promotions (what quiescence search plays). The
+    /// default filters the full list; geometries override it with a cheaper generator.
+    fn tactical_moves(&self, moves: &mut MoveList<Self::Move>) {
+        let start = moves.len();
+        self.legal_moves(moves);
+        let mut keep = start;
+        for i in start..moves.len() {
+            let info = self.move_info(moves[i]);
+            if info.capture.is_some() || info.promotion.is_some() {
+                moves.swap(keep, i);
+                keep += 1;
+            }
+        }
+        moves.truncate(keep);
+    }
     /// Plays a legal move.
     fn make_move(&mut self, mv: Self::Move) -> Self::Undo;
     /// Takes back the move `make_move` played.

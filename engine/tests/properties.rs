@@ -52,6 +52,21 @@ impl WithPosition for Playout {
             );
 
             let moves = pos.legal_move_list();
+            let mut tactical = engine::MoveList::new();
+            pos.tactical_moves(&mut tactical);
+            let mut expected: Vec<_> = moves
+                .iter()
+                .copied()
+                .filter(|&m| {
+                    let i = pos.move_info(m);
+                    i.capture.is_some() || i.promotion.is_some()
+                })
+                .collect();
+            let mut got: Vec<_> = tactical.to_vec();
+            let key = |m: &P::Move| format!("{m:?}");
+            expected.sort_by_key(key);
+            got.sort_by_key(key);
+            prop_assert_eq!(got, expected, "tactical moves: {}", ctx());
             for &mv in &moves {
                 let before = pos.clone();
                 let san = to_san(&pos, mv);

@@ -66,6 +66,10 @@ impl Position for Board {
         self.generate(moves)
     }
     #[inline]
+    fn tactical_moves(&self, moves: &mut MoveList<Move>) {
+        self.generate_tactical(moves)
+    }
+    #[inline]
     fn make_move(&mut self, mv: Move) -> Undo {
         self.make(mv)
     }

@@ -42,15 +42,31 @@ impl Board {
 
     /// Appends every legal move.
     pub fn generate(&self, moves: &mut MoveList<Move>) {
+        self.generate_with::<false>(moves)
+    }
+
+    /// Appends the legal captures and promotions (for quiescence search).
+    pub fn generate_tactical(&self, moves: &mut MoveList<Move>) {
+        self.generate_with::<true>(moves)
+    }
+
+    /// `TACTICAL`: only captures, en passant and promotions; the branches vanish at compile
+    /// time.
+    fn generate_with<const TACTICAL: bool>(&self, moves: &mut MoveList<Move>) {
         let us = self.turn;
         let them = !us;
         let king = self.king_of(us);
         let ours = self.color_bb(us);
         let occ = self.occupied;
         let checkers = self.checkers();
+        let wanted = if TACTICAL {
+            self.color_bb(them)
+        } else {
+            Bitboard::FULL
+        };
 
         let without_king = occ ^ king.bb();
-        for to in attacks::king(king) & !ours {
+        for to in attacks::king(king) & !ours & wanted {
             if self.attackers_to(to, them, without_king).is_empty() {
                 moves.push(Move::normal(king, to));
             }
@@ -63,6 +79,8 @@ impl Board {
             None => Bitboard::FULL,
         } & !ours;
         let pinned = self.pinned(us, king);
+        let pawn_target = target;
+        let target = target & wanted;
 
         for from in self.pieces(us, Role::Knight) & !pinned {
             for to in attacks::knight(from) & target {
@@ -88,13 +106,13 @@ impl Board {
                 moves.push(Move::normal(from, to));
             }
         }
-        self.generate_pawns(moves, king, target, pinned);
-        if checkers.is_empty() && self.castling.any(us) {
+        self.generate_pawns::<TACTICAL>(moves, king, pawn_target, pinned);
+        if !TACTICAL && checkers.is_empty() && self.castling.any(us) {
             self.generate_castling(moves);
         }
     }
 
-    fn generate_pawns(
+    fn generate_pawns<const TACTICAL: bool>(
         &self,
         moves: &mut MoveList<Move>,
         king: Square,
@@ -108,12 +126,14 @@ impl Board {
         let last = Bitboard::rank(if us == Color::White { 7 } else { 0 });
         let third = Bitboard::rank(if us == Color::White { 2 } else { 5 });
         let pawns = self.pieces(us, Role::Pawn);
+        // Quiet pushes only to promote, when only tactical moves are wanted.
+        let push_target = if TACTICAL { target & last } else { target };
 
         // Pinned pawns one by one, kept on their pin line.
         for from in pawns & pinned {
             let keep = attacks::line(king, from) & target;
-            let one = from.bb().forward(us) & empty;
-            let two = (one & third).forward(us) & empty;
+            let one = from.bb().forward(us) & empty & push_target;
+            let two = (one & third).forward(us) & empty & push_target;
             for to in (one | attacks::pawn(us, from) & theirs) & keep {
                 push_pawn(moves, from, to, last);
             }
@@ -124,8 +144,8 @@ impl Board {
 
         let free = pawns & !pinned;
         let one = free.forward(us) & empty;
-        let two = (one & third).forward(us) & empty & target;
-        for to in one & target {
+        let two = (one & third).forward(us) & empty & push_target;
+        for to in one & push_target {
             push_pawn(moves, to.offset(-up), to, last);
         }
         for to in two {

@@ -634,13 +634,14 @@ impl<P: SearchPosition> Searcher<P> {
             alpha = alpha.max(best);
         }
         let mut moves = MoveList::new();
-        pos.legal_moves(&mut moves);
-        if moves.is_empty() {
-            return if in_check {
-                -MATE + ply as i32
-            } else {
-                best.max(0)
-            };
+        if in_check {
+            pos.legal_moves(&mut moves);
+            if moves.is_empty() {
+                return -MATE + ply as i32;
+            }
+        } else {
+            // Stalemates are not detected here: quiescence only looks at tactical moves.
+            pos.tactical_moves(&mut moves);
         }
         if ply >= MAX_PLY {
             return pos.evaluate(&self.params);
