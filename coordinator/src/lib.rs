@@ -7,3 +7,4 @@
 
 pub mod cli;
 pub mod stats_cli;
+pub mod report;
