@@ -17,7 +17,7 @@ use crate::game::Game;
 use crate::gustavian;
 use crate::params::{self, ParamError, Params};
 use crate::perft::divide;
-use crate::search::{Info, Limits, Searcher};
+use crate::search::{Features, Info, Limits, Searcher};
 use crate::variant::{Rules, Ruleset, Variant};
 
 /// Default transposition table size in MiB.
@@ -170,12 +170,19 @@ impl<P: SearchPosition> Session<P> {
         Ok(())
     }
 
-    fn go(&mut self, limits: Limits, params: &Params, out: &Output) -> Result<(), UciError> {
+    fn go(
+        &mut self,
+        limits: Limits,
+        params: &Params,
+        features: Features,
+        out: &Output,
+    ) -> Result<(), UciError> {
         let mut searcher = match self.searcher() {
             Ok(_) => self.searcher.take().ok_or(UciError::Busy)?,
             Err(e) => return Err(e),
         };
         searcher.params = params.clone();
+        searcher.features = features;
         let stop = searcher.stop_flag();
         stop.store(false, Ordering::Relaxed);
         let pos = self.game.position().clone();
@@ -272,6 +279,7 @@ pub struct Uci {
     ruleset: Ruleset,
     hash: usize,
     params: Params,
+    features: Features,
     session: AnySession,
     out: Output,
 }
@@ -289,6 +297,7 @@ impl Uci {
             ruleset: rules.ruleset(),
             hash: DEFAULT_HASH_MIB,
             params: Params::default(),
+            features: Features::default(),
             session: AnySession::Board8(session),
             out,
         }
@@ -352,6 +361,10 @@ impl Uci {
                     ),
                 );
                 say(out, "option name Clear Hash type button");
+                say(
+                    out,
+                    "option name Search type combo default full var full var plain",
+                );
                 for l in params::uci_options().lines() {
                     say(out, l);
                 }
@@ -376,7 +389,8 @@ impl Uci {
                     let limits = parse_go(args)?;
                     let params = self.params.clone();
                     let out = Arc::clone(&self.out);
-                    each!(&mut self.session, s => s.go(limits, &params, &out)?);
+                    let features = self.features;
+                    each!(&mut self.session, s => s.go(limits, &params, features, &out)?);
                 }
             }
             "stop" => each!(&mut self.session, s => s.stop()),
@@ -459,6 +473,17 @@ impl Uci {
                 each!(&mut self.session, s => s.resize(mib)?);
             }
             "clear hash" => each!(&mut self.session, s => s.new_game()?),
+            // `plain`: alpha-beta with quiescence only, the baseline that shows what the
+            // search features are worth.
+            "search" => {
+                self.features = match value_or(&value)?.as_str() {
+                    "full" => Features::default(),
+                    "plain" => Features::PLAIN,
+                    other => {
+                        return Err(bad(&format!("Search {other:?} is neither full nor plain")))
+                    }
+                };
+            }
             "ponder" | "uci_chess960" | "threads" | "multipv" | "move overhead" => {}
             _ => {
                 let v = value_or(&value)?;
