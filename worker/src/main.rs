@@ -1,0 +1,5 @@
+//! The `worker` binary: see `worker::cli`.
+
+fn main() -> std::process::ExitCode {
+    worker::cli::main()
+}
