@@ -1,10 +1,34 @@
-//! Coordinator: runs, scheduling, storage, statistics and dashboard (later issues).
+//! Coordinator: runs, scheduling, storage, statistics and the gRPC services of the cluster.
 //!
-//! For now it offers the statistics calculator (`coordinator stats elo`) and the checker of
-//! fishtest reference vectors (`coordinator stats check`).
+//! * [`serve`] runs the worker, admin and health services over one SQLite file;
+//! * [`ledger`] is the pure exactly-once bookkeeping of pair indices and leases;
+//! * [`core`] applies every operation and commits it before answering;
+//! * [`config`] reads run configs (TOML) with errors that name the field;
+//! * [`cli`] is the `coordinator` command line (`serve`, `run ...`, `token add`, `stats ...`).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), coordinator::server::ServeError> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+//! let config = coordinator::ServeConfig::new("cluster.db");
+//! coordinator::serve(config, listener, None, async { let _ = tokio::signal::ctrl_c().await; }).await
+//! # }
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod actor;
+pub mod auth;
 pub mod cli;
+pub mod client;
+pub mod config;
+pub mod core;
+pub mod error;
+pub mod ledger;
+pub mod metrics;
+pub mod residual;
+pub mod server;
+pub mod service;
 pub mod stats_cli;
-pub mod report;
+pub mod store;
+
+pub use server::{serve, ServeConfig};

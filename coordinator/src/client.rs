@@ -1,0 +1,230 @@
+//! Admin client used by `coordinator run ...`, and the text shown by `run show`.
+
+use proto::v1 as pb;
+use proto::v1::admin_service_client::AdminServiceClient;
+use std::fmt::Write;
+use std::path::Path;
+use thiserror::Error;
+use tonic::metadata::MetadataValue;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::{Request, Status};
+
+/// Why a client call failed.
+#[derive(Debug, Error)]
+pub enum ClientError {
+    /// Bad URL, unreachable server, TLS setup.
+    #[error("cannot connect to {url}: {message}")]
+    Connect {
+        /// Server URL.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The token cannot be sent as metadata.
+    #[error("the token contains characters that cannot be sent")]
+    BadToken,
+    /// The server refused.
+    #[error("{}: {}", code_name(.0.code()), .0.message())]
+    Status(#[from] Status),
+}
+
+fn code_name(c: tonic::Code) -> String {
+    format!("{c:?}").to_lowercase()
+}
+
+/// Adds `authorization: Bearer <token>` to every request.
+#[derive(Clone, Debug)]
+pub struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+
+impl Bearer {
+    /// For a token.
+    pub fn new(token: &str) -> Result<Self, ClientError> {
+        format!("Bearer {token}")
+            .parse()
+            .map(Self)
+            .map_err(|_| ClientError::BadToken)
+    }
+}
+
+impl tonic::service::Interceptor for Bearer {
+    fn call(&mut self, mut req: Request<()>) -> Result<Request<()>, Status> {
+        req.metadata_mut().insert("authorization", self.0.clone());
+        Ok(req)
+    }
+}
+
+/// An authenticated admin client.
+pub type AdminClient = AdminServiceClient<InterceptedService<Channel, Bearer>>;
+
+/// Open a channel to `url` (`http://` or `https://`; `ca` is a PEM root for self-signed
+/// servers).
+pub async fn channel(url: &str, ca: Option<&Path>) -> Result<Channel, ClientError> {
+    let err = |message: String| ClientError::Connect {
+        url: url.to_string(),
+        message,
+    };
+    let mut ep = Endpoint::from_shared(url.to_string()).map_err(|e| err(e.to_string()))?;
+    if url.starts_with("https://") {
+        let mut tls = ClientTlsConfig::new().with_enabled_roots();
+        if let Some(ca) = ca {
+            let pem = std::fs::read(ca).map_err(|e| err(format!("{}: {e}", ca.display())))?;
+            tls = tls.ca_certificate(Certificate::from_pem(pem));
+        }
+        ep = ep.tls_config(tls).map_err(|e| err(e.to_string()))?;
+    }
+    ep.connect().await.map_err(|e| err(format!("{e}")))
+}
+
+/// Connect an admin client.
+pub async fn admin(url: &str, token: &str, ca: Option<&Path>) -> Result<AdminClient, ClientError> {
+    let ch = channel(url, ca).await?;
+    Ok(
+        AdminServiceClient::with_interceptor(ch, Bearer::new(token)?)
+            .max_decoding_message_size(proto::MAX_MESSAGE_BYTES),
+    )
+}
+
+fn state_name(s: i32) -> &'static str {
+    match pb::RunState::try_from(s) {
+        Ok(pb::RunState::Active) => "active",
+        Ok(pb::RunState::Paused) => "paused",
+        Ok(pb::RunState::Stopped) => "stopped",
+        Ok(pb::RunState::Finished) => "finished",
+        _ => "?",
+    }
+}
+
+/// One line per run.
+pub fn format_list(runs: &[pb::RunSummary]) -> String {
+    let mut s = format!(
+        "{:>4}  {:<6} {:<9} {:>4}  {:>15}  {}\n",
+        "id", "kind", "state", "prio", "pairs done/all", "name"
+    );
+    for r in runs {
+        let _ = writeln!(
+            s,
+            "{:>4}  {:<6} {:<9} {:>4}  {:>15}  {}",
+            r.run_id,
+            r.kind,
+            state_name(r.state),
+            r.priority,
+            format!("{}/{}", r.pairs_done, r.pairs_total),
+            r.name
+        );
+    }
+    s
+}
+
+/// The `run show` report.
+pub fn format_detail(d: &pb::RunDetail) -> String {
+    let mut s = String::new();
+    if let Some(r) = &d.summary {
+        let _ = writeln!(
+            s,
+            "run {}: {} ({}, {})",
+            r.run_id,
+            r.name,
+            r.kind,
+            state_name(r.state)
+        );
+        let _ = writeln!(
+            s,
+            "pairs: {} done, {} leased, {} planned{}",
+            r.pairs_done,
+            r.pairs_leased,
+            r.pairs_total,
+            if r.finish_reason.is_empty() {
+                String::new()
+            } else {
+                format!("; finished: {}", r.finish_reason)
+            }
+        );
+    }
+    let _ = writeln!(
+        s,
+        "games: W {} D {} L {}   pentanomial {:?}",
+        d.wins, d.draws, d.losses, d.pentanomial
+    );
+    if let Some(e) = &d.elo {
+        let _ = writeln!(
+            s,
+            "Elo {:+.2} [{:+.2}, {:+.2}] (95%), LOS {:.1}%, nElo {:+.2} [{:+.2}, {:+.2}]",
+            e.elo,
+            e.ci_low,
+            e.ci_high,
+            100.0 * e.los,
+            e.nelo,
+            e.nelo_ci_low,
+            e.nelo_ci_high
+        );
+    }
+    if let Some(p) = &d.sprt {
+        let _ = writeln!(
+            s,
+            "SPRT {} <{}, {}>: LLR {:.3} [{:.3}, {:.3}] over {} pairs: {}",
+            p.model, p.elo0, p.elo1, p.llr, p.lower_bound, p.upper_bound, p.counted_pairs, p.state
+        );
+    }
+    if !d.spsa.is_empty() {
+        let _ = writeln!(s, "SPSA after {} pairs:", d.spsa[0].iterations);
+        for p in &d.spsa {
+            let _ = writeln!(
+                s,
+                "  {:<24} {:>12.4}  (start {}, range [{}, {}])",
+                p.name, p.value, p.start, p.min, p.max
+            );
+        }
+    }
+    if !d.study.is_empty() {
+        let _ = writeln!(
+            s,
+            "{:<10} {:>6} {:>6} {:>6} {:>6}  {:>22}  {:>6}  {:>6}",
+            "rule-set", "games", "1-0", "1/2", "0-1", "White score (95%)", "draws", "plies"
+        );
+        for r in &d.study {
+            let _ = writeln!(
+                s,
+                "{:<10} {:>6} {:>6} {:>6} {:>6}  {:>6.3} [{:.3}, {:.3}]  {:>5.1}%  {:>6.1}",
+                r.ruleset,
+                r.games,
+                r.white_wins,
+                r.draws,
+                r.black_wins,
+                r.white_score,
+                r.white_score_low,
+                r.white_score_high,
+                100.0 * r.draw_rate,
+                r.mean_plies
+            );
+        }
+        for c in &d.comparisons {
+            let _ = writeln!(
+                s,
+                "  {} vs {}: White score {:+.3} (p {:.3}), draw rate {:+.3} (p {:.3})",
+                c.ruleset,
+                c.baseline,
+                c.white_score_diff,
+                c.white_score_p,
+                c.draw_rate_diff,
+                c.draw_rate_p
+            );
+        }
+    }
+    if !d.workers.is_empty() {
+        let _ = writeln!(s, "workers:");
+        for w in &d.workers {
+            let _ = writeln!(
+                s,
+                "  {:<20} {:>6} pairs {:?} residual {:+.2}{}{}",
+                w.name,
+                w.pairs,
+                w.pentanomial,
+                w.residual,
+                if w.flagged { "  FLAGGED" } else { "" },
+                if w.excluded { "  excluded" } else { "" }
+            );
+        }
+    }
+    s
+}

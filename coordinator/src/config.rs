@@ -1,0 +1,609 @@
+//! Run configs: TOML files with variant, rule-set(s), limits, book, adjudication, game budget
+//! and priority, plus a section per run kind. Every error names the field it is about.
+//!
+//! ```toml
+//! name = "latte luft study"
+//! kind = "study"            # spsa | sprt | match | study
+//! games = 400               # game budget (pairs = games / 2)
+//! priority = 0
+//! seed = 1
+//!
+//! [limits]
+//! nodes = 500
+//! max_plies = 300
+//!
+//! [[variants]]
+//! variant = "latte"
+//! ruleset = "normal"
+//!
+//! [[variants]]
+//! variant = "latte"
+//! ruleset = "luft"
+//!
+//! [first]
+//! engine = "builtin"
+//!
+//! [study]
+//! baseline = "normal"
+//! ```
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use thiserror::Error;
+
+/// A config error: the field (dotted path, `variants[1].ruleset`) and the problem.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{field}: {message}")]
+pub struct ConfigError {
+    /// Dotted path of the field, or `(toml)` for a syntax error.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ConfigError {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The four kinds of run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// SPSA tuning.
+    Spsa,
+    /// Sequential test of `first` against `second`.
+    Sprt,
+    /// A fixed number of games.
+    Match,
+    /// One engine under several rule-sets.
+    Study,
+}
+
+impl RunKind {
+    /// Name as in configs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Spsa => "spsa",
+            Self::Sprt => "sprt",
+            Self::Match => "match",
+            Self::Study => "study",
+        }
+    }
+}
+
+impl fmt::Display for RunKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A run config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Display name.
+    pub name: String,
+    /// Kind of run.
+    pub kind: RunKind,
+    /// Game budget; must be even (games are played in pairs). For SPRT runs, the most games
+    /// played before the test decides.
+    pub games: u64,
+    /// Scheduling priority: higher first.
+    #[serde(default)]
+    pub priority: i32,
+    /// Relative share of workers among runs of equal priority (fishtest's throughput, %).
+    #[serde(default = "default_throughput")]
+    pub throughput: u32,
+    /// Seed of the run (per-pair seeds, SPSA perturbations).
+    #[serde(default)]
+    pub seed: u64,
+    /// Upload PGNs of finished pairs (default: on, except for SPSA runs).
+    #[serde(default)]
+    pub pgn: Option<bool>,
+    /// Target wall time of one lease, seconds.
+    #[serde(default = "default_batch_seconds")]
+    pub batch_seconds: u32,
+    /// Search limits.
+    #[serde(default)]
+    pub limits: Limits,
+    /// Default opening book (a file name the workers know); empty: start position.
+    #[serde(default)]
+    pub book: String,
+    /// Adjudication.
+    #[serde(default)]
+    pub adjudication: Adjudication,
+    /// Variants and rule-sets the games are spread over, with weights.
+    pub variants: Vec<VariantEntry>,
+    /// The engine under test.
+    pub first: PlayerConfig,
+    /// Its opponent (default: the same as `first`).
+    #[serde(default)]
+    pub second: Option<PlayerConfig>,
+    /// SPRT settings (kind `sprt`).
+    #[serde(default)]
+    pub sprt: Option<SprtSection>,
+    /// SPSA settings (kind `spsa`).
+    #[serde(default)]
+    pub spsa: Option<SpsaSection>,
+    /// Study settings (kind `study`).
+    #[serde(default)]
+    pub study: Option<StudySection>,
+}
+
+fn default_throughput() -> u32 {
+    100
+}
+
+fn default_batch_seconds() -> u32 {
+    180
+}
+
+/// Search limits per move.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Nodes per move.
+    #[serde(default)]
+    pub nodes: u64,
+    /// Depth per move.
+    #[serde(default)]
+    pub depth: u32,
+    /// Time per move, milliseconds.
+    #[serde(default)]
+    pub movetime_ms: u64,
+    /// Draw after this many plies (0: none).
+    #[serde(default)]
+    pub max_plies: u32,
+}
+
+/// fishtest-style adjudication.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adjudication {
+    /// On or off.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Resign score, centipawns.
+    #[serde(default = "d600")]
+    pub resign_score: i32,
+    /// Consecutive moves at the resign score.
+    #[serde(default = "d3")]
+    pub resign_moves: u32,
+    /// Earliest full move of a draw adjudication.
+    #[serde(default = "d34")]
+    pub draw_after_move: u32,
+    /// Consecutive moves within the draw score.
+    #[serde(default = "d8")]
+    pub draw_moves: u32,
+    /// Draw score, centipawns.
+    #[serde(default = "d20")]
+    pub draw_score: i32,
+}
+
+fn yes() -> bool {
+    true
+}
+fn d600() -> i32 {
+    600
+}
+fn d3() -> u32 {
+    3
+}
+fn d34() -> u32 {
+    34
+}
+fn d8() -> u32 {
+    8
+}
+fn d20() -> i32 {
+    20
+}
+
+impl Default for Adjudication {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            resign_score: 600,
+            resign_moves: 3,
+            draw_after_move: 34,
+            draw_moves: 8,
+            draw_score: 20,
+        }
+    }
+}
+
+/// One variant and rule-set with its share of the games.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantEntry {
+    /// `chess`, `latte` or `secutor`.
+    pub variant: String,
+    /// Rule-set (`normal`, `luft`, `tworooks`, `both` for Latte; `extended`, `orthodox` for
+    /// Secutor; empty or `normal` for chess).
+    #[serde(default)]
+    pub ruleset: String,
+    /// Relative weight (whole number ≥ 1).
+    #[serde(default = "one")]
+    pub weight: u32,
+    /// Opening book of this entry (default: the run's `book`).
+    #[serde(default)]
+    pub book: String,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// An engine and its options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerConfig {
+    /// Display name.
+    #[serde(default)]
+    pub name: String,
+    /// `builtin` or the name of an external engine the workers have.
+    #[serde(default = "builtin")]
+    pub engine: String,
+    /// UCI options.
+    #[serde(default)]
+    pub options: BTreeMap<String, toml::Value>,
+}
+
+fn builtin() -> String {
+    "builtin".into()
+}
+
+/// SPRT settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SprtSection {
+    /// H0 Elo.
+    pub elo0: f64,
+    /// H1 Elo.
+    pub elo1: f64,
+    /// False-positive rate.
+    #[serde(default = "five_percent")]
+    pub alpha: f64,
+    /// False-negative rate.
+    #[serde(default = "five_percent")]
+    pub beta: f64,
+    /// `normalized` (default), `logistic` or `bayeselo`.
+    #[serde(default = "normalized")]
+    pub model: stats::EloModel,
+    /// Pairs per SPRT update (fishtest's batch).
+    #[serde(default = "one_u64")]
+    pub batch_pairs: u64,
+}
+
+fn five_percent() -> f64 {
+    0.05
+}
+fn normalized() -> stats::EloModel {
+    stats::EloModel::Normalized
+}
+fn one_u64() -> u64 {
+    1
+}
+
+/// SPSA settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpsaSection {
+    /// Parameters, one per line: fishtest's `name,start,min,max,c_end,r_end` or OpenBench's
+    /// `name,int|float,start,min,max,c_end,r_end`.
+    pub params: String,
+    /// Step decay exponent.
+    #[serde(default = "alpha")]
+    pub alpha: f64,
+    /// Perturbation decay exponent.
+    #[serde(default = "gamma")]
+    pub gamma: f64,
+    /// `A` as a fraction of the pairs.
+    #[serde(default = "a_ratio")]
+    pub a_ratio: f64,
+}
+
+fn alpha() -> f64 {
+    0.602
+}
+fn gamma() -> f64 {
+    0.101
+}
+fn a_ratio() -> f64 {
+    0.1
+}
+
+/// Study settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudySection {
+    /// Rule-set the others are compared with.
+    #[serde(default)]
+    pub baseline: Option<String>,
+}
+
+/// Known variants and their rule-sets.
+pub const VARIANTS: &[(&str, &[&str])] = &[
+    ("chess", &["", "normal"]),
+    ("latte", &["normal", "luft", "tworooks", "both"]),
+    ("secutor", &["extended", "orthodox"]),
+];
+
+impl RunConfig {
+    /// Parse and validate a TOML config.
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        let de = toml::Deserializer::parse(text)
+            .map_err(|e| ConfigError::new("(toml)", e.to_string().trim().to_string()))?;
+        let config: Self = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let message = inner.message().to_string();
+            let field = if path == "." {
+                "(top level)".into()
+            } else {
+                path
+            };
+            ConfigError::new(field, message)
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Pairs of the run.
+    pub fn pairs(&self) -> u64 {
+        self.games / 2
+    }
+
+    /// Whether PGNs are uploaded.
+    pub fn upload_pgn(&self) -> bool {
+        self.pgn.unwrap_or(self.kind != RunKind::Spsa)
+    }
+
+    /// The opponent.
+    pub fn second(&self) -> &PlayerConfig {
+        self.second.as_ref().unwrap_or(&self.first)
+    }
+
+    /// The SPSA parameters (kind `spsa`; validated by [`RunConfig::parse`]).
+    pub fn spsa_config(&self) -> Result<Option<stats::spsa::SpsaConfig>, ConfigError> {
+        let Some(s) = &self.spsa else { return Ok(None) };
+        let params = stats::spsa::parse_params(&s.params)
+            .map_err(|e| ConfigError::new("spsa.params", e.to_string()))?;
+        let mut c = stats::spsa::SpsaConfig::new(params, self.pairs(), self.seed);
+        c.alpha = s.alpha;
+        c.gamma = s.gamma;
+        c.big_a = (s.a_ratio * self.pairs() as f64).floor();
+        stats::spsa::Spsa::new(c.clone())
+            .map_err(|e| ConfigError::new("spsa.params", e.to_string()))?;
+        Ok(Some(c))
+    }
+
+    /// The SPRT design (kind `sprt`).
+    pub fn sprt_params(&self) -> Result<Option<stats::SprtParams>, ConfigError> {
+        let Some(s) = &self.sprt else { return Ok(None) };
+        stats::SprtParams::new(s.alpha, s.beta, s.elo0, s.elo1, s.model)
+            .map(Some)
+            .map_err(|e| ConfigError::new("sprt", e.to_string()))
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.name.trim().is_empty() {
+            return Err(ConfigError::new("name", "must not be empty"));
+        }
+        if self.games == 0 || self.games % 2 != 0 {
+            return Err(ConfigError::new(
+                "games",
+                format!(
+                    "must be a positive even number (games come in pairs), got {}",
+                    self.games
+                ),
+            ));
+        }
+        if self.throughput == 0 {
+            return Err(ConfigError::new("throughput", "must be at least 1"));
+        }
+        if self.batch_seconds == 0 {
+            return Err(ConfigError::new("batch_seconds", "must be at least 1"));
+        }
+        if self.limits.nodes == 0 && self.limits.depth == 0 && self.limits.movetime_ms == 0 {
+            return Err(ConfigError::new(
+                "limits",
+                "set at least one of nodes, depth, movetime_ms",
+            ));
+        }
+        if self.variants.is_empty() {
+            return Err(ConfigError::new("variants", "list at least one variant"));
+        }
+        for (i, v) in self.variants.iter().enumerate() {
+            let Some((_, rulesets)) = VARIANTS.iter().find(|(name, _)| *name == v.variant) else {
+                return Err(ConfigError::new(
+                    format!("variants[{i}].variant"),
+                    format!(
+                        "unknown variant '{}' (expected chess, latte or secutor)",
+                        v.variant
+                    ),
+                ));
+            };
+            if !rulesets.contains(&v.ruleset.as_str()) {
+                return Err(ConfigError::new(
+                    format!("variants[{i}].ruleset"),
+                    format!(
+                        "unknown rule-set '{}' for {} (expected one of: {})",
+                        v.ruleset,
+                        v.variant,
+                        rulesets
+                            .iter()
+                            .filter(|r| !r.is_empty())
+                            .copied()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            if v.weight == 0 {
+                return Err(ConfigError::new(
+                    format!("variants[{i}].weight"),
+                    "must be at least 1",
+                ));
+            }
+        }
+        let need = |present: bool, section: &str| {
+            if present {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    section,
+                    format!(
+                        "section [{section}] is required for kind = \"{}\"",
+                        self.kind
+                    ),
+                ))
+            }
+        };
+        match self.kind {
+            RunKind::Sprt => {
+                need(self.sprt.is_some(), "sprt")?;
+                if let Some(s) = &self.sprt {
+                    if s.batch_pairs == 0 {
+                        return Err(ConfigError::new("sprt.batch_pairs", "must be at least 1"));
+                    }
+                }
+                self.sprt_params()?;
+            }
+            RunKind::Spsa => {
+                need(self.spsa.is_some(), "spsa")?;
+                self.spsa_config()?;
+            }
+            RunKind::Study => {
+                if self.second.is_some() {
+                    return Err(ConfigError::new(
+                        "second",
+                        "a study plays one engine against itself; remove [second]",
+                    ));
+                }
+                if let Some(Some(b)) = self.study.as_ref().map(|s| s.baseline.as_ref()) {
+                    if !self.variants.iter().any(|v| &v.ruleset == b) {
+                        return Err(ConfigError::new(
+                            "study.baseline",
+                            format!("rule-set '{b}' is not among the variants"),
+                        ));
+                    }
+                }
+            }
+            RunKind::Match => {}
+        }
+        for (kind, present) in [
+            (RunKind::Sprt, self.sprt.is_some()),
+            (RunKind::Spsa, self.spsa.is_some()),
+            (RunKind::Study, self.study.is_some()),
+        ] {
+            if present && self.kind != kind {
+                return Err(ConfigError::new(
+                    kind.as_str(),
+                    format!(
+                        "section [{kind}] does not apply to kind = \"{}\"",
+                        self.kind
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Which variant entry pair `index` plays: a smooth weighted round robin, so the entries
+    /// are interleaved in proportion to their weights.
+    pub fn entry_for_pair(&self, index: u64) -> &VariantEntry {
+        let total: u64 = self.variants.iter().map(|v| u64::from(v.weight)).sum();
+        let slot = index % total.max(1);
+        // Smooth weighted round robin over one period of `total` slots.
+        let mut current: Vec<i64> = vec![0; self.variants.len()];
+        let mut chosen = 0;
+        for _ in 0..=slot {
+            for (c, v) in current.iter_mut().zip(&self.variants) {
+                *c += i64::from(v.weight);
+            }
+            chosen = (0..current.len())
+                .max_by_key(|&k| (current[k], std::cmp::Reverse(k)))
+                .unwrap_or(0);
+            current[chosen] -= total as i64;
+        }
+        &self.variants[chosen]
+    }
+}
+
+/// Option value as the engine receives it.
+pub fn option_string(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MATCH: &str = r#"
+name = "m"
+kind = "match"
+games = 20
+[limits]
+nodes = 500
+[[variants]]
+variant = "latte"
+ruleset = "both"
+weight = 2
+[[variants]]
+variant = "secutor"
+ruleset = "extended"
+[first]
+options = { Hash = 16 }
+"#;
+
+    #[test]
+    fn parses_and_interleaves_variants() {
+        let c = RunConfig::parse(MATCH).unwrap();
+        assert_eq!(c.pairs(), 10);
+        let seq: Vec<&str> = (0..6)
+            .map(|i| c.entry_for_pair(i).variant.as_str())
+            .collect();
+        assert_eq!(
+            seq,
+            ["latte", "secutor", "latte", "latte", "secutor", "latte"]
+        );
+        assert!(c.upload_pgn());
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let bad = MATCH.replace("games = 20", "games = 21");
+        assert_eq!(RunConfig::parse(&bad).unwrap_err().field, "games");
+        let bad = MATCH.replace("weight = 2", "weight = \"x\"");
+        assert_eq!(
+            RunConfig::parse(&bad).unwrap_err().field,
+            "variants[0].weight"
+        );
+        let bad = MATCH.replace("ruleset = \"both\"", "ruleset = \"castle\"");
+        assert_eq!(
+            RunConfig::parse(&bad).unwrap_err().field,
+            "variants[0].ruleset"
+        );
+        let bad = MATCH.replace("kind = \"match\"", "kind = \"sprt\"");
+        assert_eq!(RunConfig::parse(&bad).unwrap_err().field, "sprt");
+        let bad = MATCH.replace("nodes = 500", "nodez = 500");
+        assert_eq!(RunConfig::parse(&bad).unwrap_err().field, "limits.nodez");
+        let bad = format!("{MATCH}\n[spsa]\nparams = \"A,1,2\"\n");
+        assert_eq!(RunConfig::parse(&bad).unwrap_err().field, "spsa");
+        let bad =
+            MATCH.replace("kind = \"match\"", "kind = \"spsa\"") + "\n[spsa]\nparams = \"A,1,2\"\n";
+        let e = RunConfig::parse(&bad).unwrap_err();
+        assert_eq!(e.field, "spsa.params");
+        assert!(e.message.contains("line 1"), "{e}");
+    }
+}

@@ -1,0 +1,153 @@
+//! `coordinator::serve`: the gRPC server (worker, admin and health services) over one
+//! database file, until a shutdown future resolves.
+
+use crate::actor;
+use crate::auth::TokenBook;
+use crate::core::{Core, Timing};
+use crate::error::CoreError;
+use crate::metrics::Metrics;
+use crate::service::{now_ms, AdminApi, WorkerApi};
+use crate::store::Role;
+use proto::v1::admin_service_server::AdminServiceServer;
+use proto::v1::worker_service_server::WorkerServiceServer;
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+use thiserror::Error;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+
+/// Server settings.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Database file (created on first start).
+    pub db: PathBuf,
+    /// Lease and heartbeat timing.
+    pub timing: Timing,
+    /// PEM certificate and key for TLS; plain HTTP/2 when absent.
+    pub tls: Option<(PathBuf, PathBuf)>,
+    /// How often overdue leases are swept.
+    pub sweep_interval: Duration,
+}
+
+impl ServeConfig {
+    /// Defaults for a database file.
+    pub fn new(db: impl Into<PathBuf>) -> Self {
+        Self {
+            db: db.into(),
+            timing: Timing::default(),
+            tls: None,
+            sweep_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Why the server could not run.
+#[derive(Debug, Error)]
+pub enum ServeError {
+    /// Opening or loading the database failed.
+    #[error("database {path}: {source}")]
+    Database {
+        /// The file.
+        path: String,
+        /// The error.
+        source: CoreError,
+    },
+    /// TLS files could not be read.
+    #[error("tls: {0}")]
+    Tls(String),
+    /// The transport failed.
+    #[error("transport: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    /// A thread or task could not start or ended badly.
+    #[error("runtime: {0}")]
+    Runtime(String),
+}
+
+/// Serve on `listener` until `shutdown` resolves; in-flight calls are drained, then the core
+/// thread stops after its last commit.
+pub async fn serve(
+    config: ServeConfig,
+    listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let db = config.db.clone();
+    let timing = config.timing;
+    let db_err = |source| ServeError::Database {
+        path: config.db.display().to_string(),
+        source,
+    };
+    let core = tokio::task::spawn_blocking(move || Core::open(&db, timing, now_ms()))
+        .await
+        .map_err(|e| ServeError::Runtime(e.to_string()))?
+        .map_err(db_err)?;
+    let tokens = TokenBook::open(&config.db).map_err(db_err)?;
+    let (handle, thread) = actor::spawn(core).map_err(|e| ServeError::Runtime(e.to_string()))?;
+    let metrics = Metrics::default();
+
+    let sweeper = {
+        let handle = handle.clone();
+        let every = config.sweep_interval;
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                if let Err(e) = handle.call(|c| c.expire(now_ms())).await {
+                    tracing::warn!(error = %e, "lease sweep failed");
+                }
+            }
+        })
+    };
+    let metrics_task =
+        metrics_listener.map(|l| tokio::spawn(metrics.clone().serve_http(l, handle.clone())));
+
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<WorkerServiceServer<WorkerApi>>().await;
+    health.set_serving::<AdminServiceServer<AdminApi>>().await;
+
+    let worker = tonic::service::interceptor::InterceptedService::new(
+        WorkerServiceServer::new(WorkerApi::new(handle.clone()))
+            .max_decoding_message_size(proto::MAX_MESSAGE_BYTES),
+        tokens.interceptor(Role::Worker),
+    );
+    let admin = tonic::service::interceptor::InterceptedService::new(
+        AdminServiceServer::new(AdminApi::new(handle.clone(), metrics))
+            .max_decoding_message_size(proto::MAX_MESSAGE_BYTES),
+        tokens.interceptor(Role::Admin),
+    );
+    let mut builder = Server::builder();
+    if let Some((cert, key)) = &config.tls {
+        let read = |p: &PathBuf| {
+            std::fs::read(p).map_err(|e| ServeError::Tls(format!("{}: {e}", p.display())))
+        };
+        let identity = Identity::from_pem(read(cert)?, read(key)?);
+        builder = builder
+            .tls_config(ServerTlsConfig::new().identity(identity))
+            .map_err(|e| ServeError::Tls(e.to_string()))?;
+    }
+    let addr = listener.local_addr().ok();
+    tracing::info!(addr = ?addr, db = %config.db.display(), tls = config.tls.is_some(), "coordinator serving");
+    let result = builder
+        .add_service(health_service)
+        .add_service(worker)
+        .add_service(admin)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await;
+    sweeper.abort();
+    if let Some(t) = metrics_task {
+        t.abort();
+    }
+    let _ = sweeper.await;
+    drop(handle);
+    drop(health);
+    // The core thread ends once the last handle (held by tasks just aborted) is gone.
+    tokio::task::spawn_blocking(move || thread.join())
+        .await
+        .map_err(|e| ServeError::Runtime(e.to_string()))?
+        .map_err(|_| ServeError::Runtime("core thread panicked".into()))?;
+    tracing::info!("coordinator stopped");
+    result.map_err(Into::into)
+}
