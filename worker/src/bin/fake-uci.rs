@@ -4,7 +4,8 @@
 //! `--crash-after N`, `--hang-after N`, `--illegal-after N`, `--garbage-after N`,
 //! `--delay-ms MS` (before every answer), `--noise` (junk lines before every answer),
 //! `--no-uciok`, `--exit-at-start`, `--crash-on-newgame N` (at the N+1-th `ucinewgame`),
-//! `--spawn-child` (starts a `sleep` child that must die with the engine's process group).
+//! `--spawn-child` with `--child-pid-file PATH` (starts a `sleep` child that must die with the
+//! engine's process group, and writes its pid there).
 
 use std::io::BufRead;
 use std::sync::{Arc, Mutex};
@@ -34,6 +35,11 @@ fn main() {
     } else {
         None
     };
+    if let (Some(child), Some(i)) = (&_child, args.iter().position(|a| a == "--child-pid-file")) {
+        if let Some(path) = args.get(i + 1) {
+            let _ = std::fs::write(path, child.id().to_string());
+        }
+    }
 
     let out: engine::uci::Output = Arc::new(Mutex::new(std::io::stdout()));
     let say = |line: &str| {
