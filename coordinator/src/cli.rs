@@ -17,11 +17,17 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Top-level commands. `serve`, `run`, `local` and `token` will join `stats` later.
+/// Top-level commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Statistics: Elo/nElo/SPRT calculator and the fishtest vector checker.
     Stats(StatsArgs),
+    /// Run the coordinator server.
+    Serve(crate::cli_cluster::ServeArgs),
+    /// Manage runs over gRPC (needs an admin token).
+    Run(crate::cli_cluster::RunArgs),
+    /// Manage tokens in the database file.
+    Token(crate::cli_cluster::TokenArgs),
 }
 
 /// What a command produced: text for stdout and the exit status.
@@ -37,6 +43,9 @@ pub struct Outcome {
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Stats(args) => stats_cli::run(args),
+        Command::Serve(args) => crate::cli_cluster::serve(args),
+        Command::Run(args) => crate::cli_cluster::run(args),
+        Command::Token(args) => crate::cli_cluster::token(args),
     }
 }
 

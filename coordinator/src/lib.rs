@@ -19,6 +19,7 @@
 pub mod actor;
 pub mod auth;
 pub mod cli;
+pub mod cli_cluster;
 pub mod client;
 pub mod config;
 pub mod core;

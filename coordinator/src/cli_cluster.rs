@@ -1,0 +1,300 @@
+//! `coordinator serve`, `coordinator run ...` and `coordinator token add`.
+
+use crate::cli::Outcome;
+use crate::client;
+use crate::core::Timing;
+use crate::server::ServeConfig;
+use crate::store::{self, Role};
+use anyhow::Context;
+use clap::{Args, Subcommand, ValueEnum};
+use proto::v1 as pb;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// `coordinator serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Database file (created on first start).
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+    /// Serve Prometheus metrics over HTTP on this address.
+    #[arg(long)]
+    pub metrics_listen: Option<SocketAddr>,
+    /// TLS certificate (PEM); needs --tls-key.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM); needs --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Lease lifetime without a heartbeat, seconds.
+    #[arg(long, default_value_t = 45)]
+    pub lease_timeout: u64,
+}
+
+/// `coordinator run ...`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Coordinator URL.
+    #[arg(
+        long,
+        env = "COORDINATOR_URL",
+        default_value = "http://127.0.0.1:50051"
+    )]
+    pub coordinator: String,
+    /// Admin token.
+    #[arg(long, env = "COORDINATOR_TOKEN", hide_env_values = true)]
+    pub token: String,
+    /// PEM root certificate for a TLS coordinator with a private CA.
+    #[arg(long)]
+    pub ca: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: RunCommand,
+}
+
+/// Run subcommands.
+#[derive(Debug, Subcommand)]
+pub enum RunCommand {
+    /// Create a run from a TOML config file.
+    Create {
+        /// The config.
+        file: PathBuf,
+    },
+    /// List runs.
+    List,
+    /// Show a run's figures.
+    Show {
+        /// Run id.
+        id: u64,
+    },
+    /// Pause a run.
+    Pause {
+        /// Run id.
+        id: u64,
+    },
+    /// Resume a paused run.
+    Resume {
+        /// Run id.
+        id: u64,
+    },
+    /// Stop a run for good.
+    Stop {
+        /// Run id.
+        id: u64,
+    },
+    /// Print a run's PGNs.
+    Pgn {
+        /// Run id.
+        id: u64,
+    },
+    /// Exclude a worker's results from a run (or include them again with --include).
+    Exclude {
+        /// Run id.
+        id: u64,
+        /// Worker name as shown by `run show`.
+        worker: String,
+        /// Include the worker again.
+        #[arg(long)]
+        include: bool,
+    },
+}
+
+/// `coordinator token ...`.
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: TokenCommand,
+}
+
+/// Token roles on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RoleArg {
+    /// May call the worker service.
+    Worker,
+    /// May call the admin service.
+    Admin,
+}
+
+/// Token subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a token and print it (it is stored hashed and cannot be shown again).
+    Add {
+        /// Database file (created if missing).
+        #[arg(long)]
+        db: PathBuf,
+        /// Role of the token.
+        #[arg(long, value_enum)]
+        role: RoleArg,
+        /// Name (worker names default to it).
+        #[arg(long, default_value = "default")]
+        name: String,
+    },
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Resolves on the first SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// `coordinator serve`.
+pub fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let rt = runtime()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let metrics = match args.metrics_listen {
+            Some(a) => Some(
+                tokio::net::TcpListener::bind(a)
+                    .await
+                    .with_context(|| format!("cannot listen on {a}"))?,
+            ),
+            None => None,
+        };
+        let mut config = ServeConfig::new(args.db);
+        config.timing = Timing {
+            lease_timeout_ms: args.lease_timeout.max(1) * 1000,
+            heartbeat_interval_ms: (args.lease_timeout.max(1) * 1000 / 3).max(200),
+            ..Timing::default()
+        };
+        config.tls = args.tls_cert.zip(args.tls_key);
+        crate::serve(config, listener, metrics, shutdown_signal()).await?;
+        Ok(Outcome {
+            stdout: String::new(),
+            code: 0,
+        })
+    })
+}
+
+/// `coordinator run ...`.
+pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
+    let rt = runtime()?;
+    rt.block_on(async move {
+        let mut c = client::admin(&args.coordinator, &args.token, args.ca.as_deref()).await?;
+        let req = |id| pb::RunRequest { run_id: id };
+        let stdout = match args.command {
+            RunCommand::Create { file } => {
+                let text = std::fs::read_to_string(&file)
+                    .with_context(|| format!("cannot read {}", file.display()))?;
+                let s = c
+                    .create_run(pb::CreateRunRequest { config_toml: text })
+                    .await
+                    .map_err(client::ClientError::from)?
+                    .into_inner();
+                format!(
+                    "created run {} ({}, {} pairs)\n",
+                    s.run_id, s.kind, s.pairs_total
+                )
+            }
+            RunCommand::List => {
+                let r = c
+                    .list_runs(pb::ListRunsRequest {})
+                    .await
+                    .map_err(client::ClientError::from)?;
+                client::format_list(&r.into_inner().runs)
+            }
+            RunCommand::Show { id } => {
+                let d = c
+                    .show_run(req(id))
+                    .await
+                    .map_err(client::ClientError::from)?;
+                client::format_detail(&d.into_inner())
+            }
+            RunCommand::Pause { id } | RunCommand::Resume { id } | RunCommand::Stop { id } => {
+                let (verb, r) = match args.command {
+                    RunCommand::Pause { .. } => ("paused", c.pause_run(req(id)).await),
+                    RunCommand::Resume { .. } => ("resumed", c.resume_run(req(id)).await),
+                    _ => ("stopped", c.stop_run(req(id)).await),
+                };
+                r.map_err(client::ClientError::from)?;
+                format!("run {id} {verb}\n")
+            }
+            RunCommand::Pgn { id } => {
+                let mut stream = c
+                    .export_pgn(req(id))
+                    .await
+                    .map_err(client::ClientError::from)?
+                    .into_inner();
+                let mut out = String::new();
+                while let Some(chunk) = stream.message().await.map_err(client::ClientError::from)? {
+                    out.push_str(&chunk.text);
+                    if !chunk.text.ends_with('\n') {
+                        out.push('\n');
+                    }
+                }
+                out
+            }
+            RunCommand::Exclude {
+                id,
+                worker,
+                include,
+            } => {
+                let d = c
+                    .exclude_worker(pb::ExcludeWorkerRequest {
+                        run_id: id,
+                        worker,
+                        exclude: !include,
+                    })
+                    .await
+                    .map_err(client::ClientError::from)?;
+                client::format_detail(&d.into_inner())
+            }
+        };
+        Ok(Outcome { stdout, code: 0 })
+    })
+}
+
+/// `coordinator token add`.
+pub fn token(args: TokenArgs) -> anyhow::Result<Outcome> {
+    match args.command {
+        TokenCommand::Add { db, role, name } => {
+            let conn = store::open(&db).with_context(|| format!("database {}", db.display()))?;
+            let role = match role {
+                RoleArg::Worker => Role::Worker,
+                RoleArg::Admin => Role::Admin,
+            };
+            let now = crate::service::now_ms();
+            let token = store::add_token(&conn, &name, role, now)?;
+            Ok(Outcome {
+                stdout: format!("{token}\n"),
+                code: 0,
+            })
+        }
+    }
+}
