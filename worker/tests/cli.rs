@@ -1,0 +1,149 @@
+//! The `worker` command line: bad input exits with status 2 and names the problem; a small
+//! match runs and reports.
+
+use std::process::{Command, Output};
+
+fn worker(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_worker"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn refused(args: &[&str], needle: &str) {
+    let out = worker(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+}
+
+const SMALL: [&str; 6] = ["match", "--games", "2", "--nodes", "100", "--quiet"];
+
+fn small(extra: &[&str]) -> Vec<String> {
+    SMALL.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+fn refused_match(extra: &[&str], needle: &str) {
+    let args = small(extra);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    refused(&args, needle);
+}
+
+#[test]
+fn unknown_variant_and_ruleset() {
+    refused_match(&["--variant", "shogi"], "shogi");
+    refused_match(&["--variant", "secutor", "--ruleset", "luft"], "luft");
+    refused(&["book", "--variant", "latte", "--ruleset", "wild"], "wild");
+}
+
+#[test]
+fn bad_params_files() {
+    let dir = tempfile::tempdir().expect("dir");
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "Tempo=10\nNoSuchParam=3\n").expect("write");
+    refused_match(&["--params1", bad.to_str().expect("utf8")], "NoSuchParam");
+    refused_match(&["--params1", bad.to_str().expect("utf8")], "line 2");
+    let range = dir.path().join("range.json");
+    std::fs::write(&range, r#"{"Tempo": 1000}"#).expect("write");
+    refused_match(&["--params2", range.to_str().expect("utf8")], "Tempo");
+    refused_match(
+        &["--params1", "/nonexistent/params.txt"],
+        "/nonexistent/params.txt",
+    );
+}
+
+#[test]
+fn bad_engine_specs() {
+    refused_match(&["--engine2", "colour=white"], "colour");
+    refused_match(
+        &["--engine2", "cmd=/nonexistent/engine"],
+        "/nonexistent/engine",
+    );
+    refused(&["match", "--tc", "fast"], "fast");
+    refused_match(&["--resign", "movecount=x"], "movecount");
+}
+
+#[test]
+fn missing_or_bad_book() {
+    refused_match(
+        &["--book", "/nonexistent/book.epd"],
+        "/nonexistent/book.epd",
+    );
+    let dir = tempfile::tempdir().expect("dir");
+    let bad = dir.path().join("bad.epd");
+    std::fs::write(&bad, "not a fen at all\n").expect("write");
+    refused_match(&["--book", bad.to_str().expect("utf8")], "line 1");
+}
+
+#[test]
+fn a_small_match_reports_and_writes_pgn() {
+    let dir = tempfile::tempdir().expect("dir");
+    let pgn = dir.path().join("out.pgn");
+    let results = dir.path().join("out.jsonl");
+    let params = dir.path().join("p.json");
+    std::fs::write(&params, r#"{"Tempo": 20}"#).expect("write");
+    let out = worker(&[
+        "match",
+        "--variant",
+        "latte",
+        "--ruleset",
+        "both",
+        "--games",
+        "4",
+        "--nodes",
+        "200",
+        "--concurrency",
+        "2",
+        "--quiet",
+        "--params1",
+        params.to_str().expect("utf8"),
+        "--pgn",
+        pgn.to_str().expect("utf8"),
+        "--results",
+        results.to_str().expect("utf8"),
+        "--engine2",
+        &format!("cmd={},option.Hash=1", env!("CARGO_BIN_EXE_fake-uci")),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("W/D/L:") && stdout.contains("Ptnml(0-2):") && stdout.contains("Elo:"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("p vs fake-uci"), "{stdout}");
+    let games = worker::pgn::read(&std::fs::read_to_string(&pgn).expect("pgn")).expect("pgn");
+    assert_eq!(games.len(), 4);
+    assert_eq!(games[0].tag("Round"), Some("1.1"));
+    assert_eq!(games[3].tag("Round"), Some("2.2"));
+    let lines = std::fs::read_to_string(&results).expect("results");
+    let pairs: Vec<worker::record::PairResult> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(pairs.len(), 2);
+}
+
+#[test]
+fn book_command_writes_a_valid_book() {
+    let dir = tempfile::tempdir().expect("dir");
+    let out = dir.path().join("b.epd");
+    let o = worker(&[
+        "book",
+        "--variant",
+        "secutor",
+        "--count",
+        "3",
+        "--nodes",
+        "300",
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rules = engine::Rules::parse("secutor", None).expect("rules");
+    let book = worker::book::Book::load(&out, rules).expect("valid");
+    assert_eq!(book.positions.len(), 3);
+}
