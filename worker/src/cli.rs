@@ -34,7 +34,9 @@ use crate::runner::GameConfig;
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    cluster: crate::cluster::ClusterArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -202,11 +204,15 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
 
 fn run(cli: Cli) -> Result<(), WorkerError> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return crate::cluster::run_cli(cli.cluster);
+    };
+    match command {
         Command::Match(a) => run_match_command(*a),
         Command::Book(a) => run_book(a),
         Command::BenchGames(a) => {
