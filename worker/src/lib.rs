@@ -34,7 +34,6 @@ pub mod adjudication;
 pub mod bench;
 pub mod book;
 pub mod cli;
-pub mod cluster;
 pub mod error;
 pub mod limits;
 pub mod matches;
