@@ -692,3 +692,49 @@ async fn tokens_and_roles_are_enforced_and_bad_configs_name_the_field() {
     }
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_worker_plays_a_small_match_at_500_nodes() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(
+        &mut admin,
+        config("match", 8, "").replace("nodes = 500", "nodes = 500\nmax_plies = 200"),
+    )
+    .await;
+    let spool = e._dir.path().join("spool.log");
+    let (_stop, stage) = tokio::sync::watch::channel(0u8);
+    worker::cluster::run(
+        worker::cluster::ClusterConfig {
+            url: server.url.clone(),
+            token: e.workers[0].clone(),
+            concurrency: 2,
+            name: "real".into(),
+            spool: spool.clone(),
+            book_dir: PathBuf::from("."),
+            exit_when_idle: true,
+        },
+        stage,
+    )
+    .await
+    .unwrap();
+    let d = show(&mut admin, id).await;
+    assert_exact(&d);
+    assert_eq!(d.study.iter().map(|r| r.games).sum::<u64>(), 8);
+    let mut pgn = admin
+        .export_pgn(pb::RunRequest { run_id: id })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut text = String::new();
+    while let Some(c) = pgn.message().await.unwrap() {
+        text.push_str(&c.text);
+    }
+    assert_eq!(text.matches("[Event ").count(), 8, "{text}");
+    assert!(worker::cluster::spool::Spool::open(&spool)
+        .unwrap()
+        .pending()
+        .is_empty());
+    server.shutdown().await;
+}

@@ -34,6 +34,7 @@ pub mod adjudication;
 pub mod bench;
 pub mod book;
 pub mod cli;
+pub mod cluster;
 pub mod error;
 pub mod limits;
 pub mod matches;
