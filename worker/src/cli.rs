@@ -34,9 +34,7 @@ use crate::runner::GameConfig;
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
-    #[command(flatten)]
-    cluster: crate::cluster::ClusterArgs,
+    command: Command,
 }
 
 #[derive(Subcommand, Debug)]
@@ -209,10 +207,7 @@ fn init_tracing() {
 }
 
 fn run(cli: Cli) -> Result<(), WorkerError> {
-    let Some(command) = cli.command else {
-        return crate::cluster::run_cli(cli.cluster);
-    };
-    match command {
+    match cli.command {
         Command::Match(a) => run_match_command(*a),
         Command::Book(a) => run_book(a),
         Command::BenchGames(a) => {
