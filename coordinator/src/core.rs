@@ -923,7 +923,7 @@ impl Core {
             if let (Some(spsa), Some(a)) = (run.spsa.as_mut(), run.spsa_pairs.remove(&p.index)) {
                 match spsa
                     .report(a.pair_id, score)
-                    .map(|u| serde_json::to_string::<SpsaUpdate>(u))
+                    .map(serde_json::to_string::<SpsaUpdate>)
                 {
                     Ok(json) => {
                         let seq = spsa.history().len() as u64;

@@ -306,7 +306,7 @@ fn game_config(s: &pb::GameSettings) -> GameConfig {
         TimeControl::MoveTime(Duration::from_millis(s.movetime_ms.max(1)))
     };
     let mut g = GameConfig::new(tc);
-    let a = s.adjudication.clone().unwrap_or_default();
+    let a = s.adjudication.unwrap_or_default();
     g.adjudication = if a.enabled {
         Adjudication {
             resign: Some(ResignRule {
@@ -462,13 +462,8 @@ async fn play_lease(
     let (tx, mut rx) = mpsc::channel::<Result<PairResult, String>>(16);
     let slots = config.concurrency.max(1).min(lease.pairs.len().max(1));
     for _ in 0..slots {
-        let (queue, stop, tx, game, pgn) = (
-            queue.clone(),
-            stop.clone(),
-            tx.clone(),
-            game.clone(),
-            pgn.clone(),
-        );
+        let (queue, stop, tx, game, pgn) =
+            (queue.clone(), stop.clone(), tx.clone(), game, pgn.clone());
         tokio::task::spawn_blocking(move || {
             let mut sessions: BTreeMap<String, PairSession> = BTreeMap::new();
             loop {
