@@ -34,7 +34,9 @@ use crate::runner::GameConfig;
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    cluster: crate::cluster::ClusterArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -207,7 +209,10 @@ fn init_tracing() {
 }
 
 fn run(cli: Cli) -> Result<(), WorkerError> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return crate::cluster::run_cli(cli.cluster);
+    };
+    match command {
         Command::Match(a) => run_match_command(*a),
         Command::Book(a) => run_book(a),
         Command::BenchGames(a) => {
