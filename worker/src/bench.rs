@@ -164,23 +164,31 @@ pub fn bench_games(
     Ok(rows)
 }
 
-/// The results as a table.
+/// The results as a table: wall-clock games per minute (depends on what else the machine
+/// runs) and CPU seconds per game with the games per minute one core gives at that cost (does
+/// not).
 pub fn table(rows: &[BenchRow]) -> String {
     let mut out = String::from(
-        "nodes   games  in-process games/min  UCI games/min  speed-up  CPU s/game in-process  CPU s/game UCI  same games\n",
+        "nodes  games | wall games/min: in-process    UCI  ratio | CPU s/game: in-process    UCI | games/min per core: in-process    UCI  ratio | same games\n",
     );
     for r in rows {
         let a = BenchRow::per_minute(r.games, r.in_process);
         let b = BenchRow::per_minute(r.games, r.uci);
+        let ca = r.in_process_cpu.as_secs_f64() / r.games as f64;
+        let cb = r.uci_cpu.as_secs_f64() / r.games as f64;
+        let (pa, pb) = (60.0 / ca.max(1e-9), 60.0 / cb.max(1e-9));
         out.push_str(&format!(
-            "{:<7} {:<6} {:>20.1}  {:>13.1}  {:>7.2}x  {:>21.3}  {:>14.3}  {}\n",
+            "{:<6} {:<5} | {:>26.1} {:>6.1} {:>5.2}x | {:>22.4} {:>6.4} | {:>30.1} {:>6.1} {:>5.2}x | {}\n",
             r.nodes,
             r.games,
             a,
             b,
             a / b.max(1e-9),
-            r.in_process_cpu.as_secs_f64() / r.games as f64,
-            r.uci_cpu.as_secs_f64() / r.games as f64,
+            ca,
+            cb,
+            pa,
+            pb,
+            pa / pb.max(1e-9),
             if r.same_games { "yes" } else { "no" }
         ));
     }
