@@ -28,6 +28,8 @@ pub enum Command {
     Run(crate::cli_cluster::RunArgs),
     /// Manage tokens in the database file.
     Token(crate::cli_cluster::TokenArgs),
+    /// Run a plan on this machine: a local coordinator, local workers, reports at the end.
+    Local(crate::local::LocalArgs),
 }
 
 /// What a command produced: text for stdout and the exit status.
@@ -46,6 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Serve(args) => crate::cli_cluster::serve(args),
         Command::Run(args) => crate::cli_cluster::run(args),
         Command::Token(args) => crate::cli_cluster::token(args),
+        Command::Local(args) => crate::local::run(args),
     }
 }
 

@@ -552,3 +552,23 @@ pub fn pgns(conn: &Connection, run_id: u64) -> StoreResult<Vec<(u64, Vec<u8>)>> 
     let rows = q.query_map(params![run_id as i64], |r| Ok((u(r.get(0)?), r.get(1)?)))?;
     rows.collect()
 }
+
+/// The pair scores of a run (half points of `first`, 0..=4) in pair-index order: the
+/// sequence reports plot Elo and LLR along.
+pub fn pair_scores(conn: &Connection, run_id: u64) -> StoreResult<Vec<(u64, u8)>> {
+    let mut q = conn.prepare(
+        "SELECT pair_index, score FROM pair_results WHERE run_id = ?1 ORDER BY pair_index",
+    )?;
+    let rows = q.query_map(params![run_id as i64], |r| {
+        let score: i64 = r.get(1)?;
+        Ok((u(r.get(0)?), score.clamp(0, 4) as u8))
+    })?;
+    rows.collect()
+}
+
+/// The recorded SPSA updates of a run (JSON of `stats::spsa::SpsaUpdate`), in order.
+pub fn spsa_history(conn: &Connection, run_id: u64) -> StoreResult<Vec<String>> {
+    let mut q = conn.prepare("SELECT data FROM spsa_updates WHERE run_id = ?1 ORDER BY seq")?;
+    let rows = q.query_map(params![run_id as i64], |r| r.get(0))?;
+    rows.collect()
+}

@@ -1,0 +1,354 @@
+//! `coordinator local PLAN.toml`: the whole cluster on one machine. A coordinator on the
+//! embedded database in a state folder, listening on loopback, N local workers, the plan's
+//! runs one after the other with progress bars, and at the end the reports. The state folder
+//! keeps everything, so running the same command again after Ctrl-C resumes where it stood.
+
+pub mod plan;
+pub mod report;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use proto::v1 as pb;
+use tokio::sync::watch;
+
+use crate::cli::Outcome;
+use crate::client::{self, AdminClient};
+use crate::store::{self, Role};
+use crate::ServeConfig;
+
+/// Arguments of `coordinator local`.
+#[derive(Debug, clap::Args)]
+pub struct LocalArgs {
+    /// The plan: runs under `[[runs]]` (see examples/quickstart.toml).
+    pub config: PathBuf,
+    /// Local workers, one game each at a time (default: all cores).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// State folder with the database and the reports (default: .cluster-local/<plan name>).
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+    /// Multiply every game budget by this (for a quick trial of a plan).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// No progress bars (plain progress lines instead).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn state_name(s: i32) -> pb::RunState {
+    pb::RunState::try_from(s).unwrap_or(pb::RunState::Unspecified)
+}
+
+fn default_state(config: &Path, scale: f64) -> PathBuf {
+    let stem = config
+        .file_stem()
+        .map_or_else(|| "plan".into(), |s| s.to_string_lossy().into_owned());
+    let name = if scale == 1.0 {
+        stem
+    } else {
+        format!("{stem}-x{scale}")
+    };
+    PathBuf::from(".cluster-local").join(name)
+}
+
+/// Runs a plan to completion (or until Ctrl-C) and writes its reports.
+pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
+    let text = std::fs::read_to_string(&args.config)
+        .with_context(|| format!("cannot read {}", args.config.display()))?;
+    let plan =
+        plan::parse(&text, args.scale).with_context(|| format!("in {}", args.config.display()))?;
+    let state = args
+        .state
+        .clone()
+        .unwrap_or_else(|| default_state(&args.config, args.scale));
+    std::fs::create_dir_all(&state)
+        .with_context(|| format!("cannot create {}", state.display()))?;
+    let db = state.join("cluster.db");
+    let workers = args
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+
+    // Fresh tokens for this session; the database keeps only their hashes.
+    let (admin_token, worker_token) = {
+        let conn = store::open(&db).with_context(|| format!("database {}", db.display()))?;
+        let now = crate::service::now_ms();
+        (
+            store::add_token(&conn, "local-admin", Role::Admin, now)?,
+            store::add_token(&conn, "local-worker", Role::Worker, now)?,
+        )
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on loopback")?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let (stop_server, server_stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(crate::serve(ServeConfig::new(&db), listener, None, async move {
+            let _ = server_stopped.await;
+        }));
+        let mut admin = connect(&url, &admin_token).await?;
+
+        let (stage_tx, stage) = watch::channel(0u8);
+        let mut pool = tokio::task::JoinSet::new();
+        for i in 0..workers {
+            let config = worker::cluster::ClusterConfig {
+                url: url.clone(),
+                token: worker_token.clone(),
+                concurrency: 1,
+                name: format!("local-{}", i + 1),
+                spool: state.join(format!("spool-{}.log", i + 1)),
+                book_dir: PathBuf::from("."),
+                exit_when_idle: false,
+            };
+            pool.spawn(worker::cluster::run(config, stage.clone()));
+        }
+
+        let played = tokio::select! {
+            r = play_plan(&mut admin, &plan, args.quiet) => Some(r),
+            _ = crate::cli_cluster::shutdown_signal() => None,
+        };
+        // Workers finish the games under way and submit them, then stop.
+        let _ = stage_tx.send(1);
+        let drain = async {
+            while let Some(r) = pool.join_next().await {
+                if let Ok(Err(e)) = r {
+                    tracing::warn!(error = %e, "local worker stopped with an error");
+                }
+            }
+        };
+        if tokio::time::timeout(Duration::from_secs(120), drain).await.is_err() {
+            let _ = stage_tx.send(2);
+            pool.abort_all();
+        }
+        let ids = match played {
+            None => {
+                let _ = stop_server.send(());
+                let _ = server.await;
+                return Ok(Outcome {
+                    stdout: format!(
+                        "interrupted: finished games are saved in {}; run the same command again to resume\n",
+                        state.display()
+                    ),
+                    code: 130,
+                });
+            }
+            Some(r) => r?,
+        };
+        let mut runs = Vec::new();
+        for (id, tuned_from) in ids {
+            let detail = show(&mut admin, id).await?;
+            runs.push((id, detail, tuned_from));
+        }
+        let _ = stop_server.send(());
+        match server.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => bail!("coordinator: {e}"),
+            Err(e) => bail!("coordinator task: {e}"),
+        }
+
+        let conn = store::open(&db).with_context(|| format!("database {}", db.display()))?;
+        let mut data = Vec::new();
+        for (id, detail, tuned_from) in runs {
+            let pairs = store::pair_scores(&conn, id)?.into_iter().map(|(_, s)| s).collect();
+            let spsa_thetas = store::spsa_history(&conn, id)?
+                .iter()
+                .filter_map(|row| serde_json::from_str::<stats::spsa::SpsaUpdate>(row).ok())
+                .map(|u| (u.iteration, u.theta))
+                .collect();
+            data.push(report::RunData { detail, pairs, spsa_thetas, tuned_from });
+        }
+        let written = report::write(&state, &plan.title, &data).with_context(|| format!("cannot write reports into {}", state.display()))?;
+        Ok(Outcome {
+            stdout: format!(
+                "{}\nreports: {} and {}\n",
+                written.text,
+                written.html.display(),
+                written.json.display()
+            ),
+            code: 0,
+        })
+    })
+}
+
+async fn connect(url: &str, token: &str) -> anyhow::Result<AdminClient> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match client::admin(url, token, None).await {
+            Ok(mut c) => {
+                if c.list_runs(pb::ListRunsRequest {}).await.is_ok() {
+                    return Ok(c);
+                }
+            }
+            Err(e) if Instant::now() >= deadline => {
+                return Err(e).context("the local coordinator did not start")
+            }
+            Err(_) => {}
+        }
+        if Instant::now() >= deadline {
+            bail!("the local coordinator did not answer within 20 s");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn show(admin: &mut AdminClient, id: u64) -> anyhow::Result<pb::RunDetail> {
+    Ok(admin
+        .show_run(pb::RunRequest { run_id: id })
+        .await
+        .map_err(client::ClientError::from)?
+        .into_inner())
+}
+
+/// Creates (or finds, when resuming) each run in turn and waits for it to finish.
+async fn play_plan(
+    admin: &mut AdminClient,
+    plan: &plan::Plan,
+    quiet: bool,
+) -> anyhow::Result<Vec<(u64, Option<String>)>> {
+    let mut ids: Vec<(u64, Option<String>)> = Vec::new();
+    for planned in &plan.runs {
+        let existing = admin
+            .list_runs(pb::ListRunsRequest {})
+            .await
+            .map_err(client::ClientError::from)?
+            .into_inner()
+            .runs;
+        let id = match existing.iter().find(|r| r.name == planned.config.name) {
+            Some(r) => r.run_id,
+            None => {
+                let config_toml = match &planned.tuned_from {
+                    None => {
+                        toml::to_string(&planned.table).context("cannot write the run config")?
+                    }
+                    Some(source) => {
+                        let Some(&(source_id, _)) = ids
+                            .iter()
+                            .zip(&plan.runs)
+                            .find(|(_, p)| &p.config.name == source)
+                            .map(|(i, _)| i)
+                        else {
+                            bail!(
+                                "run {:?} needs {source:?}, which did not run",
+                                planned.config.name
+                            );
+                        };
+                        let d = show(admin, source_id).await?;
+                        let values: Vec<(String, f64, f64)> = d
+                            .spsa
+                            .iter()
+                            .map(|p| (p.name.clone(), p.value, p.start))
+                            .collect();
+                        plan::with_tuned_values(planned, &values)?
+                    }
+                };
+                admin
+                    .create_run(pb::CreateRunRequest { config_toml })
+                    .await
+                    .map_err(client::ClientError::from)
+                    .with_context(|| format!("run {:?}", planned.config.name))?
+                    .into_inner()
+                    .run_id
+            }
+        };
+        let d = show(admin, id).await?;
+        if d.summary
+            .as_ref()
+            .is_some_and(|s| state_name(s.state) == pb::RunState::Paused)
+        {
+            admin
+                .resume_run(pb::RunRequest { run_id: id })
+                .await
+                .map_err(client::ClientError::from)?;
+        }
+        follow(admin, id, quiet).await?;
+        ids.push((id, planned.tuned_from.clone()));
+    }
+    Ok(ids)
+}
+
+/// One line of live figures: Elo, LLR or the SPSA parameters.
+fn live_figures(d: &pb::RunDetail) -> String {
+    if let Some(p) = &d.sprt {
+        return format!(
+            "LLR {:.2} [{:.2}, {:.2}]",
+            p.llr, p.lower_bound, p.upper_bound
+        );
+    }
+    if !d.spsa.is_empty() {
+        let shown: Vec<String> = d
+            .spsa
+            .iter()
+            .take(4)
+            .map(|p| format!("{} {:.0}", p.name, p.value))
+            .collect();
+        return format!(
+            "θ {}{}",
+            shown.join(", "),
+            if d.spsa.len() > 4 { ", ..." } else { "" }
+        );
+    }
+    match &d.elo {
+        Some(e) => format!("Elo {:+.1} [{:+.1}, {:+.1}]", e.elo, e.ci_low, e.ci_high),
+        None => String::new(),
+    }
+}
+
+/// Polls a run until it ends, drawing its progress.
+async fn follow(admin: &mut AdminClient, id: u64, quiet: bool) -> anyhow::Result<()> {
+    let d = show(admin, id).await?;
+    let s = d.summary.clone().unwrap_or_default();
+    let bar = ProgressBar::new(s.pairs_total * 2);
+    if quiet {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>14} [{bar:30}] {pos}/{len} games {per_sec} ETA {eta} {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(s.name.clone());
+    let start_done = s.pairs_done;
+    bar.set_position(start_done * 2);
+    bar.reset_eta();
+    let mut last_line = Instant::now();
+    loop {
+        let d = show(admin, id).await?;
+        let s = d.summary.clone().unwrap_or_default();
+        bar.set_length(s.pairs_total * 2);
+        bar.set_position(s.pairs_done * 2);
+        bar.set_message(live_figures(&d));
+        if quiet && last_line.elapsed() > Duration::from_secs(10) {
+            eprintln!(
+                "{}: {}/{} games {}",
+                s.name,
+                s.pairs_done * 2,
+                s.pairs_total * 2,
+                live_figures(&d)
+            );
+            last_line = Instant::now();
+        }
+        match state_name(s.state) {
+            pb::RunState::Finished | pb::RunState::Stopped => {
+                bar.finish_with_message(format!("{} {}", s.finish_reason, live_figures(&d)));
+                if quiet {
+                    eprintln!(
+                        "{}: {} after {} games",
+                        s.name,
+                        s.finish_reason,
+                        s.pairs_done * 2
+                    );
+                }
+                return Ok(());
+            }
+            _ => tokio::time::sleep(Duration::from_millis(300)).await,
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! A local plan: the runs `coordinator local` plays one after the other, each a run config as
+//! `coordinator run create` takes it, under `[[runs]]`. One extra key links runs:
+//! `tuned_from = "<name of an earlier spsa run>"` makes the run's `first` player use that
+//! run's final values and its `second` player the values the tuning started from, so a
+//! tuning can be followed by a match that measures what it gained.
+//!
+//! ```toml
+//! title = "Quickstart"
+//!
+//! [[runs]]
+//! name = "tune"
+//! kind = "spsa"
+//! # ... as any run config
+//!
+//! [[runs]]
+//! name = "check"
+//! kind = "match"
+//! tuned_from = "tune"
+//! # ...
+//! ```
+
+use crate::config::{ConfigError, RunConfig, RunKind};
+
+/// One run of a plan.
+#[derive(Debug, Clone)]
+pub struct PlannedRun {
+    /// The run's table, as written (with the budget scaled), without `tuned_from`.
+    pub table: toml::Table,
+    /// The parsed config (validated).
+    pub config: RunConfig,
+    /// The SPSA run whose result this run measures.
+    pub tuned_from: Option<String>,
+}
+
+/// A parsed plan.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Title of the report.
+    pub title: String,
+    /// The runs, in order.
+    pub runs: Vec<PlannedRun>,
+}
+
+fn err(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// Reads a plan. `scale` multiplies every game budget (at least one pair stays), for quick
+/// trials of a plan; SPSA schedules follow the scaled budget.
+pub fn parse(text: &str, scale: f64) -> Result<Plan, ConfigError> {
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(err("--scale", format!("{scale} is not a positive number")));
+    }
+    let mut doc: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| err("(toml)", e.message().to_string()))?;
+    let title = match doc.remove("title") {
+        None => "Local run".to_string(),
+        Some(toml::Value::String(s)) => s,
+        Some(_) => return Err(err("title", "must be a string")),
+    };
+    let runs = match doc.remove("runs") {
+        Some(toml::Value::Array(a)) if !a.is_empty() => a,
+        Some(_) => {
+            return Err(err(
+                "runs",
+                "must be a non-empty array of tables ([[runs]])",
+            ))
+        }
+        None => {
+            return Err(err(
+                "runs",
+                "missing: a plan lists its runs as [[runs]] tables",
+            ))
+        }
+    };
+    if let Some(k) = doc.keys().next() {
+        return Err(err(
+            k.clone(),
+            "unknown key (a plan has `title` and `[[runs]]`)",
+        ));
+    }
+    let mut out: Vec<PlannedRun> = Vec::new();
+    for (i, value) in runs.into_iter().enumerate() {
+        let at = |f: &str| format!("runs[{i}].{f}");
+        let toml::Value::Table(mut table) = value else {
+            return Err(err(format!("runs[{i}]"), "must be a table"));
+        };
+        let tuned_from = match table.remove("tuned_from") {
+            None => None,
+            Some(toml::Value::String(s)) => Some(s),
+            Some(_) => {
+                return Err(err(
+                    at("tuned_from"),
+                    "must be the name of an earlier spsa run",
+                ))
+            }
+        };
+        if scale != 1.0 {
+            if let Some(toml::Value::Integer(g)) = table.get("games") {
+                let scaled = ((*g as f64 * scale / 2.0).round() as i64).max(1) * 2;
+                table.insert("games".into(), toml::Value::Integer(scaled));
+            }
+        }
+        let text = toml::to_string(&table).map_err(|e| err(format!("runs[{i}]"), e.to_string()))?;
+        let config = RunConfig::parse(&text).map_err(|e| err(at(&e.field), e.message))?;
+        if out.iter().any(|r| r.config.name == config.name) {
+            return Err(err(
+                at("name"),
+                format!("{:?} is used by an earlier run of the plan", config.name),
+            ));
+        }
+        if let Some(source) = &tuned_from {
+            match out.iter().find(|r| &r.config.name == source) {
+                Some(r) if r.config.kind == RunKind::Spsa => {}
+                Some(_) => {
+                    return Err(err(
+                        at("tuned_from"),
+                        format!("run {source:?} is not an spsa run"),
+                    ))
+                }
+                None => {
+                    return Err(err(
+                        at("tuned_from"),
+                        format!("no earlier run is named {source:?}"),
+                    ))
+                }
+            }
+        }
+        out.push(PlannedRun {
+            table,
+            config,
+            tuned_from,
+        });
+    }
+    Ok(Plan { title, runs: out })
+}
+
+/// The config text of a run measuring a tuning: `first` plays the tuned values, `second`
+/// the start values. Values are rounded to the integers the engine's parameters take.
+pub fn with_tuned_values(
+    run: &PlannedRun,
+    params: &[(String, f64, f64)],
+) -> Result<String, ConfigError> {
+    let mut table = run.table.clone();
+    for (key, pick) in [("first", 0usize), ("second", 1usize)] {
+        let player = table
+            .entry(key.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let toml::Value::Table(player) = player else {
+            return Err(err(key, "must be a table"));
+        };
+        let options = player
+            .entry("options".to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let toml::Value::Table(options) = options else {
+            return Err(err(format!("{key}.options"), "must be a table"));
+        };
+        for (name, tuned, start) in params {
+            let v = if pick == 0 { *tuned } else { *start };
+            options.insert(name.clone(), toml::Value::Integer(v.round() as i64));
+        }
+        if !player.contains_key("name") {
+            player.insert(
+                "name".into(),
+                toml::Value::String(if pick == 0 { "tuned" } else { "start" }.into()),
+            );
+        }
+    }
+    toml::to_string(&table).map_err(|e| err("(toml)", e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAN: &str = r#"
+title = "t"
+[[runs]]
+name = "tune"
+kind = "spsa"
+games = 200
+[limits]
+nodes = 100
+[[runs.variants]]
+variant = "latte"
+[runs.first]
+engine = "builtin"
+[runs.spsa]
+params = "KnightValueMg, 250, 150, 600, 20, 0.002"
+
+[[runs]]
+name = "check"
+kind = "match"
+games = 100
+tuned_from = "tune"
+[[runs.variants]]
+variant = "latte"
+[runs.first]
+engine = "builtin"
+"#;
+
+    #[test]
+    fn plans_parse_scale_and_link() {
+        // The `[limits]` table above belongs to the first run only in TOML if written as
+        // `[runs.limits]`; a top-level `[limits]` is an unknown plan key.
+        let e = parse(PLAN, 1.0).unwrap_err();
+        assert_eq!(e.field, "limits");
+        let plan = parse(&PLAN.replace("[limits]", "[runs.limits]"), 0.1).expect("valid");
+        assert_eq!(plan.runs.len(), 2);
+        assert_eq!(plan.runs[0].config.games, 20);
+        assert_eq!(plan.runs[1].config.games, 10);
+        assert_eq!(plan.runs[1].tuned_from.as_deref(), Some("tune"));
+        let text = with_tuned_values(&plan.runs[1], &[("KnightValueMg".into(), 331.6, 250.0)])
+            .expect("toml");
+        let c = RunConfig::parse(&text).expect("still valid");
+        assert_eq!(
+            c.first.options.get("KnightValueMg"),
+            Some(&toml::Value::Integer(332))
+        );
+        assert_eq!(
+            c.second.expect("second").options.get("KnightValueMg"),
+            Some(&toml::Value::Integer(250))
+        );
+    }
+
+    #[test]
+    fn errors_name_the_run_and_field() {
+        let fixed = PLAN.replace("[limits]", "[runs.limits]");
+        let e = parse(
+            &fixed.replace("tuned_from = \"tune\"", "tuned_from = \"nope\""),
+            1.0,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "runs[1].tuned_from");
+        let e = parse(&fixed.replace("games = 100", "games = \"many\""), 1.0).unwrap_err();
+        assert!(e.field.starts_with("runs[1].games"), "{e}");
+        assert_eq!(
+            parse("title = 3\n[[runs]]\n", 1.0).unwrap_err().field,
+            "title"
+        );
+        assert_eq!(parse("", 1.0).unwrap_err().field, "runs");
+        assert_eq!(parse(&fixed, 0.0).unwrap_err().field, "--scale");
+        let e = parse(&fixed.replace("name = \"check\"", "name = \"tune\""), 1.0).unwrap_err();
+        assert_eq!(e.field, "runs[1].name");
+    }
+}

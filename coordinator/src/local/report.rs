@@ -1,0 +1,456 @@
+//! The reports of a finished plan: a text summary for the terminal, a JSON file for scripts
+//! and a self-contained HTML file with SVG plots (Elo with its interval over games, LLR
+//! against its bounds, SPSA parameters over iterations, study bars with intervals).
+
+use std::path::{Path, PathBuf};
+
+use proto::v1 as pb;
+use serde_json::{json, Value};
+use stats::{llr, logistic_elo, EloModel, Pentanomial, Results};
+
+use crate::client::format_detail;
+use crate::report::{
+    bar_chart, html_page, line_chart, Bar, BarChart, Block, LineChart, Section, Series,
+};
+
+/// What a report needs of one run.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    /// The figures the coordinator computed.
+    pub detail: pb::RunDetail,
+    /// Pair scores of `first` (half points) in pair order.
+    pub pairs: Vec<u8>,
+    /// θ after each SPSA update, in order.
+    pub spsa_thetas: Vec<(u64, Vec<f64>)>,
+    /// The SPSA run this run measures, if any.
+    pub tuned_from: Option<String>,
+}
+
+/// The files written.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The terminal summary (also printed).
+    pub text: String,
+    /// `report.json`.
+    pub json: PathBuf,
+    /// `report.html`.
+    pub html: PathBuf,
+}
+
+fn name(d: &pb::RunDetail) -> String {
+    d.summary
+        .as_ref()
+        .map_or_else(|| "?".into(), |s| s.name.clone())
+}
+
+fn kind(d: &pb::RunDetail) -> String {
+    d.summary
+        .as_ref()
+        .map_or_else(String::new, |s| s.kind.clone())
+}
+
+/// Cumulative pentanomial counts at about `points` checkpoints along the pairs.
+fn checkpoints(pairs: &[u8], points: usize) -> Vec<Pentanomial> {
+    let step = (pairs.len() / points.max(1)).max(1);
+    let mut p = Pentanomial::default();
+    let mut out = Vec::new();
+    for (i, &s) in pairs.iter().enumerate() {
+        p.0[usize::from(s.min(4))] += 1;
+        if (i + 1) % step == 0 || i + 1 == pairs.len() {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn elo_chart(run: &RunData) -> Option<String> {
+    let mut s = Series {
+        name: "Elo of first (95% interval)".into(),
+        ..Series::default()
+    };
+    for p in checkpoints(&run.pairs, 120) {
+        if let Ok(e) = logistic_elo(&Results::Pentanomial(p)) {
+            let g = p.games() as f64;
+            if e.elo.is_finite() && e.ci[0].is_finite() && e.ci[1].is_finite() {
+                s.points.push((g, e.elo));
+                s.band.push((g, e.ci[0], e.ci[1]));
+            }
+        }
+    }
+    (s.points.len() >= 2).then(|| {
+        line_chart(&LineChart {
+            title: format!("{}: Elo over games", name(&run.detail)),
+            x_label: "games".into(),
+            y_label: "Elo".into(),
+            series: vec![s],
+            hlines: vec![(0.0, "0".into())],
+        })
+    })
+}
+
+fn llr_chart(run: &RunData) -> Option<String> {
+    let sprt = run.detail.sprt.as_ref()?;
+    let model = match sprt.model.as_str() {
+        "logistic" => EloModel::Logistic,
+        "bayeselo" => EloModel::BayesElo,
+        _ => EloModel::Normalized,
+    };
+    let mut s = Series {
+        name: "LLR".into(),
+        ..Series::default()
+    };
+    for p in checkpoints(&run.pairs, 120) {
+        if let Ok(v) = llr(model, sprt.elo0, sprt.elo1, &Results::Pentanomial(p)) {
+            if v.is_finite() {
+                s.points.push((p.games() as f64, v));
+            }
+        }
+    }
+    (s.points.len() >= 2).then(|| {
+        line_chart(&LineChart {
+            title: format!("{}: LLR against its bounds", name(&run.detail)),
+            x_label: "games".into(),
+            y_label: "LLR".into(),
+            series: vec![s],
+            hlines: vec![
+                (
+                    sprt.upper_bound,
+                    format!("accept H1 ({:.2})", sprt.upper_bound),
+                ),
+                (
+                    sprt.lower_bound,
+                    format!("accept H0 ({:.2})", sprt.lower_bound),
+                ),
+            ],
+        })
+    })
+}
+
+fn spsa_chart(run: &RunData) -> Option<String> {
+    let params = &run.detail.spsa;
+    if params.is_empty() || run.spsa_thetas.len() < 2 {
+        return None;
+    }
+    let step = (run.spsa_thetas.len() / 200).max(1);
+    let series = params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let range = (p.max - p.min).max(1e-9);
+            let mut points = vec![(0.0, 100.0 * (p.start - p.min) / range)];
+            points.extend(
+                run.spsa_thetas
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| j % step == 0 || j + 1 == run.spsa_thetas.len())
+                    .filter_map(|(j, (_, theta))| {
+                        theta
+                            .get(i)
+                            .map(|t| ((j + 1) as f64, 100.0 * (t - p.min) / range))
+                    }),
+            );
+            Series {
+                name: p.name.clone(),
+                points,
+                band: vec![],
+            }
+        })
+        .collect();
+    Some(line_chart(&LineChart {
+        title: format!("{}: SPSA parameters over iterations", name(&run.detail)),
+        x_label: "iterations (game pairs)".into(),
+        y_label: "% of the parameter's range".into(),
+        series,
+        hlines: vec![],
+    }))
+}
+
+fn study_charts(run: &RunData) -> Vec<String> {
+    let rows = &run.detail.study;
+    if rows.len() < 2 {
+        return vec![];
+    }
+    let score = BarChart {
+        title: format!(
+            "{}: White's score per rule-set (95% interval)",
+            name(&run.detail)
+        ),
+        y_label: "White's score".into(),
+        bars: rows
+            .iter()
+            .map(|r| Bar {
+                label: r.ruleset.clone(),
+                value: r.white_score,
+                interval: Some((r.white_score_low, r.white_score_high)),
+            })
+            .collect(),
+        reference: Some((0.5, "50%".into())),
+    };
+    let draws = BarChart {
+        title: format!("{}: draw rate per rule-set", name(&run.detail)),
+        y_label: "draw rate".into(),
+        bars: rows
+            .iter()
+            .map(|r| Bar {
+                label: r.ruleset.clone(),
+                value: r.draw_rate,
+                interval: None,
+            })
+            .collect(),
+        reference: None,
+    };
+    vec![bar_chart(&score), bar_chart(&draws)]
+}
+
+fn headline(run: &RunData) -> Option<String> {
+    let source = run.tuned_from.as_ref()?;
+    let e = run.detail.elo.as_ref()?;
+    Some(format!(
+        "Tuned ({source}) against its start: {:+.1} Elo, 95% interval [{:+.1}, {:+.1}], LOS {:.1}% over {} games.",
+        e.elo,
+        e.ci_low,
+        e.ci_high,
+        100.0 * e.los,
+        run.detail.wins + run.detail.draws + run.detail.losses
+    ))
+}
+
+fn run_json(run: &RunData) -> Value {
+    let d = &run.detail;
+    let s = d.summary.clone().unwrap_or_default();
+    json!({
+        "id": s.run_id,
+        "name": s.name,
+        "kind": s.kind,
+        "finish_reason": s.finish_reason,
+        "pairs_done": s.pairs_done,
+        "pairs_total": s.pairs_total,
+        "wins": d.wins, "draws": d.draws, "losses": d.losses,
+        "pentanomial": d.pentanomial,
+        "elo": d.elo.as_ref().map(|e| json!({
+            "elo": e.elo, "ci": [e.ci_low, e.ci_high], "los": e.los,
+            "nelo": e.nelo, "nelo_ci": [e.nelo_ci_low, e.nelo_ci_high],
+        })),
+        "sprt": d.sprt.as_ref().map(|p| json!({
+            "llr": p.llr, "bounds": [p.lower_bound, p.upper_bound], "state": p.state,
+            "elo0": p.elo0, "elo1": p.elo1, "model": p.model,
+        })),
+        "spsa": d.spsa.iter().map(|p| json!({
+            "name": p.name, "value": p.value, "start": p.start, "min": p.min, "max": p.max,
+        })).collect::<Vec<_>>(),
+        "study": d.study.iter().map(|r| json!({
+            "ruleset": r.ruleset, "games": r.games, "white_wins": r.white_wins, "draws": r.draws,
+            "black_wins": r.black_wins, "white_score": r.white_score,
+            "white_score_ci": [r.white_score_low, r.white_score_high], "draw_rate": r.draw_rate,
+            "mean_plies": r.mean_plies, "castling_share": r.castling_share,
+        })).collect::<Vec<_>>(),
+        "comparisons": d.comparisons.iter().map(|c| json!({
+            "ruleset": c.ruleset, "baseline": c.baseline, "white_score_diff": c.white_score_diff,
+            "white_score_p": c.white_score_p, "draw_rate_diff": c.draw_rate_diff, "draw_rate_p": c.draw_rate_p,
+        })).collect::<Vec<_>>(),
+        "tuned_from": run.tuned_from,
+    })
+}
+
+/// The terminal summary of every run.
+pub fn text(title: &str, runs: &[RunData]) -> String {
+    let mut out = format!("== {title} ==\n");
+    for run in runs {
+        out.push('\n');
+        out.push_str(&format_detail(&run.detail));
+        if let Some(h) = headline(run) {
+            out.push_str(&h);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Writes `report.json` and `report.html` into `dir` and returns them with the summary.
+pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Written> {
+    let summary = text(title, runs);
+    let json_path = dir.join("report.json");
+    let doc = json!({ "title": title, "runs": runs.iter().map(run_json).collect::<Vec<_>>() });
+    std::fs::write(
+        &json_path,
+        serde_json::to_string_pretty(&doc).unwrap_or_default(),
+    )?;
+
+    let mut sections = Vec::new();
+    for run in runs {
+        let mut blocks = Vec::new();
+        if let Some(h) = headline(run) {
+            blocks.push(Block::Text(h));
+        }
+        blocks.push(Block::Pre(format_detail(&run.detail)));
+        for svg in [elo_chart(run), llr_chart(run), spsa_chart(run)]
+            .into_iter()
+            .flatten()
+        {
+            blocks.push(Block::Svg(svg));
+        }
+        if !run.detail.spsa.is_empty() {
+            blocks.push(Block::Table {
+                headers: vec![
+                    "parameter".into(),
+                    "start".into(),
+                    "tuned".into(),
+                    "min".into(),
+                    "max".into(),
+                ],
+                rows: run
+                    .detail
+                    .spsa
+                    .iter()
+                    .map(|p| {
+                        vec![
+                            p.name.clone(),
+                            format!("{}", p.start),
+                            format!("{:.1}", p.value),
+                            format!("{}", p.min),
+                            format!("{}", p.max),
+                        ]
+                    })
+                    .collect(),
+            });
+        }
+        if !run.detail.study.is_empty() {
+            blocks.push(Block::Table {
+                headers: vec![
+                    "rule-set".into(),
+                    "games".into(),
+                    "White wins".into(),
+                    "draws".into(),
+                    "Black wins".into(),
+                    "White's score (95%)".into(),
+                    "draw rate".into(),
+                    "mean plies".into(),
+                ],
+                rows: run
+                    .detail
+                    .study
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.ruleset.clone(),
+                            r.games.to_string(),
+                            r.white_wins.to_string(),
+                            r.draws.to_string(),
+                            r.black_wins.to_string(),
+                            format!(
+                                "{:.1}% [{:.1}, {:.1}]",
+                                100.0 * r.white_score,
+                                100.0 * r.white_score_low,
+                                100.0 * r.white_score_high
+                            ),
+                            format!("{:.1}%", 100.0 * r.draw_rate),
+                            format!("{:.0}", r.mean_plies),
+                        ]
+                    })
+                    .collect(),
+            });
+            for svg in study_charts(run) {
+                blocks.push(Block::Svg(svg));
+            }
+        }
+        sections.push(Section {
+            heading: format!("{} ({})", name(&run.detail), kind(&run.detail)),
+            blocks,
+        });
+    }
+    let html_path = dir.join("report.html");
+    std::fs::write(
+        &html_path,
+        html_page(
+            title,
+            "variant self-play cluster: local run report",
+            &sections,
+        ),
+    )?;
+    Ok(Written {
+        text: summary,
+        json: json_path,
+        html: html_path,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints_accumulate_and_end_at_the_total() {
+        let pairs = [2u8, 4, 0, 3, 1, 2, 2];
+        let c = checkpoints(&pairs, 3);
+        assert_eq!(c.last().map(|p| p.pairs()), Some(7));
+        assert!(c.windows(2).all(|w| w[0].pairs() < w[1].pairs()));
+    }
+
+    #[test]
+    fn a_report_renders_every_kind_of_figure() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let detail = pb::RunDetail {
+            summary: Some(pb::RunSummary {
+                name: "t".into(),
+                kind: "spsa".into(),
+                ..Default::default()
+            }),
+            spsa: vec![pb::SpsaParam {
+                name: "KnightValueMg".into(),
+                value: 300.0,
+                start: 250.0,
+                min: 150.0,
+                max: 600.0,
+                iterations: 3,
+            }],
+            sprt: Some(pb::SprtFigures {
+                llr: 0.5,
+                lower_bound: -2.94,
+                upper_bound: 2.94,
+                state: "continue".into(),
+                elo0: 0.0,
+                elo1: 5.0,
+                model: "normalized".into(),
+                counted_pairs: 6,
+            }),
+            study: vec![
+                pb::RulesetRow {
+                    ruleset: "normal".into(),
+                    games: 10,
+                    white_score: 0.55,
+                    white_score_low: 0.4,
+                    white_score_high: 0.7,
+                    draw_rate: 0.3,
+                    ..Default::default()
+                },
+                pb::RulesetRow {
+                    ruleset: "luft".into(),
+                    games: 10,
+                    white_score: 0.5,
+                    white_score_low: 0.35,
+                    white_score_high: 0.65,
+                    draw_rate: 0.4,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let run = RunData {
+            detail,
+            pairs: vec![2, 3, 1, 4, 2, 2],
+            spsa_thetas: vec![(1, vec![260.0]), (2, vec![280.0]), (3, vec![300.0])],
+            tuned_from: None,
+        };
+        let w = write(dir.path(), "Report", &[run]).expect("written");
+        let html = std::fs::read_to_string(&w.html).expect("html");
+        assert!(
+            html.matches("<svg").count() >= 4,
+            "Elo, LLR, SPSA and two study charts"
+        );
+        assert!(html.contains("KnightValueMg") && html.contains("luft"));
+        let json: Value =
+            serde_json::from_str(&std::fs::read_to_string(&w.json).expect("json")).expect("valid");
+        assert_eq!(json["runs"][0]["spsa"][0]["value"], 300.0);
+        assert!(w.text.contains("SPSA"));
+    }
+}

@@ -1,0 +1,106 @@
+//! The main job end to end: `coordinator local` on the shipped quickstart plan with a tiny
+//! game budget, exactly as the README runs it but scaled down; then the same command again,
+//! which must resume (find the finished runs) rather than play anything twice.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+fn local(plan: &Path, state: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_coordinator"))
+        .arg("local")
+        .arg(plan)
+        .arg("--state")
+        .arg(state)
+        .args(["--workers", "2", "--quiet"])
+        .args(extra)
+        .output()
+        .expect("coordinator runs")
+}
+
+#[test]
+fn every_example_plan_is_valid() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(examples()).expect("examples folder") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let text = std::fs::read_to_string(&path).expect("readable");
+            coordinator::local::plan::parse(&text, 1.0)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            n += 1;
+        }
+    }
+    assert!(n >= 4, "quickstart, two studies and an SPRT example");
+}
+
+#[test]
+fn quickstart_runs_to_a_report_and_resumes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("state");
+    let plan = examples().join("quickstart.toml");
+    let out = local(&plan, &state, &["--scale", "0.01"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Tuned (quickstart-tune) against its start"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(state.join("report.html")).expect("html report");
+    assert!(html.contains("<svg") && html.contains("quickstart-tune"));
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(state.join("report.json")).expect("json report"),
+    )
+    .expect("json");
+    let runs = json["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        assert_eq!(r["pairs_done"], r["pairs_total"], "{r}");
+        let games = r["wins"].as_u64().unwrap_or(0)
+            + r["draws"].as_u64().unwrap_or(0)
+            + r["losses"].as_u64().unwrap_or(0);
+        assert_eq!(
+            games,
+            2 * r["pairs_done"].as_u64().unwrap_or(0),
+            "totals equal the games played: {r}"
+        );
+    }
+    assert_eq!(runs[0]["spsa"].as_array().map(Vec::len), Some(6));
+    assert_eq!(runs[1]["tuned_from"], "quickstart-tune");
+
+    // Running it again finds both runs finished: nothing is played twice.
+    let again = local(&plan, &state, &["--scale", "0.01"]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let json2: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(state.join("report.json")).expect("json report"),
+    )
+    .expect("json");
+    for (a, b) in runs.iter().zip(json2["runs"].as_array().expect("runs")) {
+        assert_eq!(a["id"], b["id"]);
+        assert_eq!(a["pentanomial"], b["pentanomial"]);
+    }
+}
+
+#[test]
+fn bad_plans_are_reported_with_the_field() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("bad.toml");
+    std::fs::write(&plan, "[[runs]]\nname = \"x\"\nkind = \"spsa\"\ngames = 10\n[[runs.variants]]\nvariant = \"shogi\"\n[runs.first]\n").expect("write");
+    let out = local(&plan, &dir.path().join("s"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("runs[0]"), "{stderr}");
+    let out = local(&dir.path().join("missing.toml"), &dir.path().join("s"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
