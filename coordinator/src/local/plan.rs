@@ -187,6 +187,7 @@ games = 200
 nodes = 100
 [[runs.variants]]
 variant = "latte"
+ruleset = "normal"
 [runs.first]
 engine = "builtin"
 [runs.spsa]
@@ -197,8 +198,11 @@ name = "check"
 kind = "match"
 games = 100
 tuned_from = "tune"
+[runs.limits]
+nodes = 100
 [[runs.variants]]
 variant = "latte"
+ruleset = "normal"
 [runs.first]
 engine = "builtin"
 "#;
