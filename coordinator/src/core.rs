@@ -316,6 +316,9 @@ pub struct Core {
     runs: BTreeMap<RunId, Run>,
     workers: BTreeMap<WorkerId, Worker>,
     lease_meta: BTreeMap<u64, (u64, u32)>,
+    /// Workers heard from lately, with their slots: a lease takes no more than its share of
+    /// a run's open pairs, so a small run still spreads over every idle worker.
+    recent: BTreeMap<WorkerId, (u64, u32)>,
     /// Metrics counters.
     pub counters: Counters,
 }
@@ -475,6 +478,7 @@ impl Core {
             runs: BTreeMap::new(),
             workers: BTreeMap::new(),
             lease_meta: BTreeMap::new(),
+            recent: BTreeMap::new(),
             counters: Counters::default(),
         };
         core.reload()?;
@@ -697,6 +701,11 @@ impl Core {
             concurrency
         }
         .max(1);
+        self.recent.insert(worker, (now_ms, slots));
+        let window = 2 * self.timing.lease_timeout_ms;
+        self.recent
+            .retain(|_, (seen, _)| now_ms.saturating_sub(*seen) <= window);
+        let active_slots: u64 = self.recent.values().map(|&(_, s)| u64::from(s)).sum();
         // Highest priority first, then the run with the fewest slots per unit of throughput.
         let pick = self
             .runs
@@ -719,6 +728,10 @@ impl Core {
             .round()
             .max(1.0);
         let mut n = (per_slot * f64::from(slots)).min(4096.0) as u64;
+        // This worker's share of the open pairs among the workers heard from lately.
+        let share =
+            (self.ledger.available(run_id) * u64::from(slots)).div_ceil(active_slots.max(1));
+        n = n.min(share.max(1));
         if max_pairs > 0 {
             n = n.min(u64::from(max_pairs));
         }
@@ -831,6 +844,9 @@ impl Core {
     ) -> Result<Vec<Result<u64, String>>, CoreError> {
         self.check_worker(who, worker)?;
         self.expire(now_ms)?;
+        if let Some(seen) = self.recent.get_mut(&worker) {
+            seen.0 = now_ms;
+        }
         let deadline = now_ms + self.timing.lease_timeout_ms;
         let mut out = Vec::new();
         let mut changed = Vec::new();

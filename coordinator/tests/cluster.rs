@@ -738,3 +738,39 @@ async fn real_worker_plays_a_small_match_at_500_nodes() {
         .is_empty());
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_run_is_shared_between_the_workers_asking_for_work() {
+    let e = env();
+    let server = Server::start(&e.db, timing(60_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    // Batches of an hour: without the share rule the first worker would take every pair.
+    let text = config("match", 40, "").replace("batch_seconds = 1", "batch_seconds = 3600");
+    let id = create(&mut admin, text).await;
+    let mut a = server.worker(&e.workers[0]).await;
+    let a_id = register(&mut a, "box0").await;
+    let mut b = server.worker(&e.workers[1]).await;
+    let b_id = register(&mut b, "box1").await;
+    // Both have been heard from (a first lease call of b's with no run yet would do; here b
+    // asks for a lease right after a): the open pairs are split, not handed whole to a.
+    let opening = lease(&mut b, b_id, 1).await.expect("b is known");
+    let first = lease(&mut a, a_id, 0).await.expect("work for a");
+    assert!(
+        first.pairs.len() <= 10,
+        "a took {} of 19 open pairs",
+        first.pairs.len()
+    );
+    let second = lease(&mut b, b_id, 0).await.expect("work for b");
+    assert!(!second.pairs.is_empty(), "the second worker got nothing");
+    let a_pairs: std::collections::BTreeSet<u64> = first.pairs.iter().map(|p| p.index).collect();
+    assert!(
+        second.pairs.iter().all(|p| !a_pairs.contains(&p.index)),
+        "no pair leased twice"
+    );
+    let d = show(&mut admin, id).await;
+    assert_eq!(
+        d.summary.map(|s| s.pairs_leased),
+        Some((opening.pairs.len() + first.pairs.len() + second.pairs.len()) as u64)
+    );
+    server.shutdown().await;
+}
