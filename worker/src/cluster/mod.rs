@@ -476,6 +476,10 @@ async fn play_lease(
                 let key = format!("{:?}{:?}", job.rules, job.players);
                 let result = (|| {
                     if !sessions.contains_key(&key) {
+                        // One session per slot: SPSA gives every pair its own parameters, and
+                        // keeping each pair's engines (and their hash tables) ran the process
+                        // out of memory.
+                        sessions.clear();
                         sessions.insert(
                             key.clone(),
                             PairSession::new(job.rules, &job.players).map_err(|e| e.to_string())?,
