@@ -732,7 +732,15 @@ impl Core {
         let share =
             (self.ledger.available(run_id) * u64::from(slots)).div_ceil(active_slots.max(1));
         n = n.min(share.max(1));
-        if max_pairs > 0 {
+        if max_pairs == 0 {
+            // Left to the coordinator, a lease is also at most an eighth of the run, so that
+            // workers joining a moment later still find work in a small run.
+            let eighth = self
+                .ledger
+                .run_record(run_id)
+                .map_or(1, |r| r.total.div_ceil(8));
+            n = n.min(eighth.max(1));
+        } else {
             n = n.min(u64::from(max_pairs));
         }
         let deadline = now_ms + self.timing.lease_timeout_ms;
