@@ -519,10 +519,39 @@ impl RunConfig {
     /// Which variant entry pair `index` plays: a smooth weighted round robin, so the entries
     /// are interleaved in proportion to their weights.
     pub fn entry_for_pair(&self, index: u64) -> &VariantEntry {
+        &self.variants[self.slot_for_pair(index).0]
+    }
+
+    /// The opening a pair plays. Pairs are dealt to the variant entries in periods of
+    /// `sum of weights` pairs; within period k an entry's j-th pair plays opening
+    /// `k * max_weight + j`. So entries of equal weight (a study's rule-sets) play the same
+    /// openings, and a difference between rule-sets is not a difference between books'
+    /// positions.
+    pub fn opening_for_pair(&self, index: u64) -> u64 {
+        let total: u64 = self
+            .variants
+            .iter()
+            .map(|v| u64::from(v.weight))
+            .sum::<u64>()
+            .max(1);
+        let max_weight = self
+            .variants
+            .iter()
+            .map(|v| u64::from(v.weight))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let (_, occurrence) = self.slot_for_pair(index);
+        (index / total) * max_weight + occurrence
+    }
+
+    /// The entry of a pair, and how many earlier pairs of its period went to the same entry.
+    fn slot_for_pair(&self, index: u64) -> (usize, u64) {
         let total: u64 = self.variants.iter().map(|v| u64::from(v.weight)).sum();
         let slot = index % total.max(1);
         // Smooth weighted round robin over one period of `total` slots.
         let mut current: Vec<i64> = vec![0; self.variants.len()];
+        let mut taken: Vec<u64> = vec![0; self.variants.len()];
         let mut chosen = 0;
         for _ in 0..=slot {
             for (c, v) in current.iter_mut().zip(&self.variants) {
@@ -532,8 +561,9 @@ impl RunConfig {
                 .max_by_key(|&k| (current[k], std::cmp::Reverse(k)))
                 .unwrap_or(0);
             current[chosen] -= total as i64;
+            taken[chosen] += 1;
         }
-        &self.variants[chosen]
+        (chosen, taken[chosen].saturating_sub(1))
     }
 }
 
@@ -605,5 +635,59 @@ options = { Hash = 16 }
         let e = RunConfig::parse(&bad).unwrap_err();
         assert_eq!(e.field, "spsa.params");
         assert!(e.message.contains("line 1"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod opening_tests {
+    use super::*;
+
+    fn study(weights: &[u32]) -> RunConfig {
+        let mut text =
+            String::from("name = \"s\"\nkind = \"study\"\ngames = 40\n[limits]\nnodes = 10\n");
+        for (i, w) in weights.iter().enumerate() {
+            let r = ["normal", "luft", "tworooks", "both"][i];
+            text.push_str(&format!(
+                "[[variants]]\nvariant = \"latte\"\nruleset = \"{r}\"\nweight = {w}\n"
+            ));
+        }
+        text.push_str("[first]\nengine = \"builtin\"\n");
+        RunConfig::parse(&text).expect("valid")
+    }
+
+    #[test]
+    fn equal_weights_play_the_same_openings_under_every_ruleset() {
+        let c = study(&[1, 1, 1, 1]);
+        let mut by_ruleset: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        for i in 0..40 {
+            by_ruleset
+                .entry(c.entry_for_pair(i).ruleset.clone())
+                .or_default()
+                .push(c.opening_for_pair(i));
+        }
+        let lists: Vec<&Vec<u64>> = by_ruleset.values().collect();
+        assert_eq!(lists.len(), 4);
+        assert!(lists.iter().all(|l| *l == lists[0]), "{by_ruleset:?}");
+        assert_eq!(*lists[0], (0..10).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn weighted_entries_get_distinct_openings() {
+        let c = study(&[2, 1]);
+        let mut seen: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        for i in 0..30 {
+            seen.entry(c.entry_for_pair(i).ruleset.clone())
+                .or_default()
+                .push(c.opening_for_pair(i));
+        }
+        for list in seen.values() {
+            let mut sorted = list.clone();
+            sorted.dedup();
+            assert_eq!(
+                sorted.len(),
+                list.len(),
+                "an entry repeats an opening: {list:?}"
+            );
+        }
     }
 }

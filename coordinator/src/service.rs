@@ -138,7 +138,7 @@ impl From<Grant> for pb::Lease {
                 .into_iter()
                 .map(|p| pb::PairTask {
                     index: p.index,
-                    opening: p.index,
+                    opening: c.opening_for_pair(p.index),
                     variant: p.variant,
                     ruleset: p.ruleset,
                     seed: p.seed,
