@@ -208,6 +208,19 @@ fn axes(svg: &mut String, f: &Frame, x_ticks: bool) {
     );
 }
 
+/// A dashed horizontal line across the plot with its label at the right end.
+fn reference_line(svg: &mut String, f: &Frame, y: f64, label: &str) {
+    let py = f.y(y);
+    let _ = write!(
+        svg,
+        r##"<line x1="{LEFT}" x2="{x2}" y1="{py:.1}" y2="{py:.1}" stroke="#555" stroke-dasharray="6 4"/><text x="{tx}" y="{ty:.1}" text-anchor="end" fill="#555">{l}</text>"##,
+        x2 = WIDTH - RIGHT,
+        tx = WIDTH - RIGHT - 4.0,
+        ty = py - 4.0,
+        l = escape(label)
+    );
+}
+
 /// Renders a line chart. Empty series give an empty, labelled frame.
 pub fn line_chart(chart: &LineChart) -> String {
     let xs = chart.series.iter().flat_map(|s| {
@@ -283,15 +296,7 @@ pub fn line_chart(chart: &LineChart) -> String {
         );
     }
     for (y, label) in &chart.hlines {
-        let py = f.y(*y);
-        let _ = write!(
-            svg,
-            r##"<line x1="{LEFT}" x2="{x2}" y1="{py:.1}" y2="{py:.1}" stroke="#555" stroke-dasharray="6 4"/><text x="{tx}" y="{ty:.1}" text-anchor="end" fill="#555">{l}</text>"##,
-            x2 = WIDTH - RIGHT,
-            tx = WIDTH - RIGHT - 4.0,
-            ty = py - 4.0,
-            l = escape(label)
-        );
+        reference_line(&mut svg, &f, *y, label);
     }
     svg.push_str("</svg>");
     svg
@@ -344,15 +349,7 @@ pub fn bar_chart(chart: &BarChart) -> String {
         }
     }
     if let Some((y, label)) = &chart.reference {
-        let py = f.y(*y);
-        let _ = write!(
-            svg,
-            r##"<line x1="{LEFT}" x2="{x2}" y1="{py:.1}" y2="{py:.1}" stroke="#555" stroke-dasharray="6 4"/><text x="{tx}" y="{ty:.1}" text-anchor="end" fill="#555">{l}</text>"##,
-            x2 = WIDTH - RIGHT,
-            tx = WIDTH - RIGHT - 4.0,
-            ty = py - 4.0,
-            l = escape(label)
-        );
+        reference_line(&mut svg, &f, *y, label);
     }
     svg.push_str("</svg>");
     svg
