@@ -57,7 +57,7 @@ impl OrderedSprt {
         while let Some(score) = self.pending.remove(&self.next_index) {
             self.counted.add(score);
             self.next_index += 1;
-            if self.stopped_at.is_none() && self.next_index % self.sprt.batch_size == 0 {
+            if self.stopped_at.is_none() && self.next_index.is_multiple_of(self.sprt.batch_size) {
                 let state = self.sprt.update(&Results::Pentanomial(self.counted))?;
                 if state != SprtState::Continue {
                     self.stopped_at = Some(self.next_index);

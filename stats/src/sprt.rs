@@ -207,7 +207,7 @@ impl Sprt {
     /// more batch is complete.
     pub fn update(&mut self, results: &Results) -> Result<SprtState, StatsError> {
         let samples = results.samples();
-        if samples % self.batch_size != 0 {
+        if !samples.is_multiple_of(self.batch_size) {
             self.illegal_update = Some(samples);
             self.overshoot = None;
         }
