@@ -52,14 +52,23 @@ fn stalemate_and_repetition_are_draws() {
     let (_, r) = search_fen("7k/5Q2/8/8/8/8/8/K7 w - - 0 1", depth(4));
     // White must avoid Qg6?? / Qf8+ traps: the score stays a big plus, not a draw or loss.
     assert!(r.score > 500, "{}", r.score);
-    // A position repeating in the game history is a draw inside the tree.
-    let mut g: Game<Board> = Game::new(chess()).expect("start");
-    for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+    // Repetition: Black is a queen down, but the shuffle Rb8 Qe1 Ra8 Qd1 has just returned to
+    // the starting position, so Rb8 repeats a position of the game: the search must score that
+    // as a draw (exactly 0). The same position searched without its history is lost.
+    let fen = "r5k1/5ppp/8/8/8/8/2R2PPP/3Q2K1 b - - 0 1";
+    let (_, fresh) = search_fen(fen, depth(4));
+    assert!(fresh.score < -500, "no history: {}", fresh.score);
+    let mut g: Game<Board> = Game::from_fen(chess(), fen).expect("valid");
+    for m in ["a8b8", "d1e1", "b8a8", "e1d1"] {
         g.play_uci(m).expect("legal");
     }
+    assert_eq!(
+        g.position().key(),
+        Board::from_fen(chess(), fen).expect("valid").key()
+    );
     let mut s = Searcher::<Board>::new(8, Params::default());
-    let r = s.search(g.position(), g.history_keys(), &depth(3), |_| {});
-    assert!(r.best.is_some());
+    let r = s.search(g.position(), g.history_keys(), &depth(4), |_| {});
+    assert_eq!(Score::from_internal(r.score), Score::Cp(0), "{r:?}");
 }
 
 #[test]
