@@ -27,7 +27,13 @@ pub fn spawn(core: Core) -> std::io::Result<(CoreHandle, std::thread::JoinHandle
             let mut core = core;
             while let Ok(job) = rx.recv() {
                 job(&mut core);
-                changed_tx.send_modify(|v| *v += 1);
+                // Only commits count as changes: a watcher's own reads must not wake it.
+                let generation = core.generation();
+                changed_tx.send_if_modified(|v| {
+                    let changed = *v != generation;
+                    *v = generation;
+                    changed
+                });
             }
         })?;
     Ok((CoreHandle { tx, changes }, thread))
@@ -48,7 +54,7 @@ impl CoreHandle {
         rx.await.map_err(|_| CoreError::ShuttingDown)?
     }
 
-    /// A receiver that changes after every operation (for streaming progress).
+    /// A receiver that changes after every committed change (for streaming progress).
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.changes.clone()
     }

@@ -1,14 +1,14 @@
 //! Bearer-token authentication as a tonic interceptor.
 //!
-//! Tokens are stored hashed (SHA-256). The interceptor looks the hash up (in a cache, then in
-//! the database through its own read connection, so tokens added with `coordinator token add`
-//! while the server runs work at once), checks the role the service needs, and puts the
-//! caller's [`Principal`] into the request extensions for the handler.
+//! Tokens are stored hashed (SHA-256). The interceptor looks the hash up in the database, on
+//! every call, through its own read connection: a token added or revoked with `coordinator
+//! token add | revoke` while the server runs counts from the next call (an indexed lookup of
+//! a few microseconds; a cache would keep a revoked token alive). It checks the role the
+//! service needs and puts the caller's [`Principal`] into the request extensions.
 
 use crate::error::CoreError;
 use crate::store::{self, Principal, Role};
 use rusqlite::Connection;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use tonic::{Request, Status};
@@ -17,7 +17,6 @@ use tonic::{Request, Status};
 #[derive(Clone)]
 pub struct TokenBook {
     conn: Arc<Mutex<Connection>>,
-    cache: Arc<Mutex<HashMap<String, Principal>>>,
 }
 
 impl std::fmt::Debug for TokenBook {
@@ -32,24 +31,13 @@ impl TokenBook {
         let conn = store::open(path)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
-            cache: Arc::new(Mutex::new(HashMap::new())),
         })
     }
 
-    /// Who holds `token`, if anyone.
+    /// Who holds `token`, if anyone (revoked tokens are no one).
     pub fn lookup(&self, token: &str) -> Result<Option<Principal>, CoreError> {
-        let hash = store::hash_token(token);
-        if let Some(p) = self.cache.lock().map_err(poisoned)?.get(&hash) {
-            return Ok(Some(p.clone()));
-        }
-        let found = {
-            let conn = self.conn.lock().map_err(poisoned)?;
-            store::find_token(&conn, token)?
-        };
-        if let Some(p) = &found {
-            self.cache.lock().map_err(poisoned)?.insert(hash, p.clone());
-        }
-        Ok(found)
+        let conn = self.conn.lock().map_err(poisoned)?;
+        Ok(store::find_token(&conn, token)?)
     }
 
     /// An interceptor admitting only tokens of `role`.
@@ -73,9 +61,7 @@ impl TokenBook {
         let token = header
             .to_str()
             .ok()
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
+            .and_then(bearer_token)
             .ok_or_else(|| {
                 CoreError::Unauthenticated(
                     "malformed authorization header (expected 'Bearer <token>')".into(),
@@ -95,6 +81,16 @@ impl TokenBook {
     }
 }
 
+/// The token of an `Authorization` value: the scheme is case-insensitive (RFC 9110).
+pub fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, rest) = value.trim_start().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return None;
+    }
+    let token = rest.trim();
+    (!token.is_empty() && token.len() <= 256).then_some(token)
+}
+
 fn poisoned<T>(_: std::sync::PoisonError<T>) -> CoreError {
     CoreError::Internal("token cache lock poisoned".into())
 }
@@ -105,4 +101,19 @@ pub fn principal<T>(req: &Request<T>) -> Result<Principal, Status> {
         .get::<Principal>()
         .cloned()
         .ok_or_else(|| Status::unauthenticated("no caller identity"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bearer_token;
+
+    #[test]
+    fn the_scheme_is_case_insensitive() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("BEARER  abc "), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearer "), None);
+        assert_eq!(bearer_token("Bearerabc"), None);
+    }
 }

@@ -130,8 +130,28 @@ pub enum TokenCommand {
         /// Role of the token.
         #[arg(long, value_enum)]
         role: RoleArg,
-        /// Name (worker names default to it).
+        /// Name: unique among live tokens. For a worker token it is the worker's identity in
+        /// every figure, residual and exclusion (machine names are labels under it).
         #[arg(long, default_value = "default")]
+        name: String,
+        /// Most game slots the token's workers may hold at once (a worker token stands for
+        /// one machine or one fleet).
+        #[arg(long, default_value_t = store::DEFAULT_MAX_SLOTS)]
+        max_slots: u32,
+    },
+    /// List tokens (names, roles, slots, revocation; never the secrets).
+    List {
+        /// Database file.
+        #[arg(long)]
+        db: PathBuf,
+    },
+    /// Revoke a token by name: from the next call on it is refused, also by a running
+    /// coordinator.
+    Revoke {
+        /// Database file.
+        #[arg(long)]
+        db: PathBuf,
+        /// Token name.
         name: String,
     },
 }
@@ -251,14 +271,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
                     .await
                     .map_err(client::ClientError::from)?
                     .into_inner();
-                let mut out = String::new();
+                // Streamed to stdout as it comes: an export can be larger than memory.
+                use std::io::Write;
+                let mut stdout = std::io::stdout().lock();
                 while let Some(chunk) = stream.message().await.map_err(client::ClientError::from)? {
-                    out.push_str(&chunk.text);
-                    if !chunk.text.ends_with('\n') {
-                        out.push('\n');
-                    }
+                    stdout
+                        .write_all(chunk.text.as_bytes())
+                        .context("cannot write to stdout")?;
                 }
-                out
+                stdout.flush().context("cannot write to stdout")?;
+                String::new()
             }
             RunCommand::Exclude {
                 id,
@@ -280,21 +302,49 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     })
 }
 
-/// `coordinator token add`.
+/// `coordinator token add | list | revoke`.
 pub fn token(args: TokenArgs) -> anyhow::Result<Outcome> {
-    match args.command {
-        TokenCommand::Add { db, role, name } => {
-            let conn = store::open(&db).with_context(|| format!("database {}", db.display()))?;
+    let open = |db: &PathBuf| {
+        store::open(db).with_context(|| format!("database {}", db.display()))
+    };
+    let now = crate::service::now_ms();
+    let stdout = match args.command {
+        TokenCommand::Add {
+            db,
+            role,
+            name,
+            max_slots,
+        } => {
+            let conn = open(&db)?;
             let role = match role {
                 RoleArg::Worker => Role::Worker,
                 RoleArg::Admin => Role::Admin,
             };
-            let now = crate::service::now_ms();
-            let token = store::add_token(&conn, &name, role, now)?;
-            Ok(Outcome {
-                stdout: format!("{token}\n"),
-                code: 0,
-            })
+            let token = store::add_token_with_slots(&conn, &name, role, max_slots, now)?;
+            format!("{token}\n")
         }
-    }
+        TokenCommand::List { db } => {
+            let conn = open(&db)?;
+            let mut out = format!(
+                "{:<24} {:<7} {:>9}  {}\n",
+                "name", "role", "max slots", "state"
+            );
+            for t in store::list_tokens(&conn)? {
+                let state = t
+                    .revoked_ms
+                    .map_or_else(|| "live".to_string(), |ms| format!("revoked at {ms} ms"));
+                out.push_str(&format!(
+                    "{:<24} {:<7} {:>9}  {state}\n",
+                    t.name, t.role, t.max_slots
+                ));
+            }
+            out
+        }
+        TokenCommand::Revoke { db, name } => {
+            let conn = open(&db)?;
+            store::revoke_token(&conn, &name, now)?;
+            format!("token {name} revoked\n")
+        }
+    };
+    Ok(Outcome { stdout, code: 0 })
 }

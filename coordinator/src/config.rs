@@ -253,6 +253,16 @@ pub struct PlayerConfig {
     /// UCI options.
     #[serde(default)]
     pub options: BTreeMap<String, toml::Value>,
+    /// SHA-256 an external engine must have (lower-case hex); empty: any build of that name.
+    #[serde(default)]
+    pub sha256: String,
+}
+
+impl PlayerConfig {
+    /// Whether this is the worker's own engine.
+    pub fn is_builtin(&self) -> bool {
+        self.engine == "builtin"
+    }
 }
 
 fn builtin() -> String {
@@ -396,6 +406,15 @@ impl RunConfig {
         if self.name.trim().is_empty() {
             return Err(ConfigError::new("name", "must not be empty"));
         }
+        if self.name.len() > 200 {
+            return Err(ConfigError::new("name", "is longer than 200 bytes"));
+        }
+        if self.games > MAX_GAMES {
+            return Err(ConfigError::new(
+                "games",
+                format!("must be at most {MAX_GAMES}, got {}", self.games),
+            ));
+        }
         if self.games == 0 || self.games % 2 != 0 {
             return Err(ConfigError::new(
                 "games",
@@ -446,12 +465,21 @@ impl RunConfig {
                     ),
                 ));
             }
-            if v.weight == 0 {
+            if v.weight == 0 || v.weight > 1000 {
                 return Err(ConfigError::new(
                     format!("variants[{i}].weight"),
-                    "must be at least 1",
+                    "must be between 1 and 1000",
                 ));
             }
+            check_book_name(&format!("variants[{i}].book"), &v.book)?;
+        }
+        if self.variants.len() > 16 {
+            return Err(ConfigError::new("variants", "list at most 16 entries"));
+        }
+        check_book_name("book", &self.book)?;
+        check_player("first", &self.first)?;
+        if let Some(second) = &self.second {
+            check_player("second", second)?;
         }
         let need = |present: bool, section: &str| {
             if present {
@@ -473,12 +501,19 @@ impl RunConfig {
                     if s.batch_pairs == 0 {
                         return Err(ConfigError::new("sprt.batch_pairs", "must be at least 1"));
                     }
+                    check_sprt(s)?;
                 }
                 self.sprt_params()?;
             }
             RunKind::Spsa => {
                 need(self.spsa.is_some(), "spsa")?;
-                self.spsa_config()?;
+                if let Some(c) = self.spsa_config()? {
+                    for (field, p) in [("first", &self.first), ("second", self.second())] {
+                        if p.is_builtin() {
+                            check_spsa_against_builtin(field, &c.params)?;
+                        }
+                    }
+                }
             }
             RunKind::Study => {
                 if self.second.is_some() {
@@ -565,6 +600,203 @@ impl RunConfig {
         }
         (chosen, taken[chosen].saturating_sub(1))
     }
+}
+
+/// Most games a run may plan (pair indices stay far inside the database's integers).
+pub const MAX_GAMES: u64 = 2_000_000_000;
+
+/// Largest |Elo| an SPRT bound may have: beyond it the test is meaningless and its arithmetic
+/// overflows.
+pub const MAX_SPRT_ELO: f64 = 1000.0;
+
+fn check_sprt(s: &SprtSection) -> Result<(), ConfigError> {
+    if s.model == stats::EloModel::BayesElo {
+        return Err(ConfigError::new(
+            "sprt.model",
+            "bayeselo needs win/draw/loss counts, and the cluster counts game pairs \
+             (pentanomial): use normalized or logistic",
+        ));
+    }
+    for (field, v) in [("sprt.elo0", s.elo0), ("sprt.elo1", s.elo1)] {
+        if !v.is_finite() || v.abs() > MAX_SPRT_ELO {
+            return Err(ConfigError::new(
+                field,
+                format!("must be a number between -{MAX_SPRT_ELO} and {MAX_SPRT_ELO}, got {v}"),
+            ));
+        }
+    }
+    for (field, v) in [("sprt.alpha", s.alpha), ("sprt.beta", s.beta)] {
+        if !(v > 0.0 && v < 0.5) {
+            return Err(ConfigError::new(
+                field,
+                format!("must be above 0 and below 0.5, got {v}"),
+            ));
+        }
+    }
+    if s.batch_pairs > 1000 {
+        return Err(ConfigError::new("sprt.batch_pairs", "must be at most 1000"));
+    }
+    Ok(())
+}
+
+/// A book is a file name in the workers' book directory: a plain name, never a path.
+fn check_book_name(field: &str, name: &str) -> Result<(), ConfigError> {
+    if name.is_empty() {
+        return Ok(());
+    }
+    let plain = name.len() <= 128
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    if plain {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!(
+                "book {name:?} must be a plain file name in the workers' book directory \
+                 (letters, digits, '.', '-', '_'; not starting with '.')"
+            ),
+        ))
+    }
+}
+
+/// Whether `name` can name an external engine declared by workers.
+pub fn valid_engine_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= proto::limits::ENGINE_NAME_BYTES
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+}
+
+fn check_player(field: &str, p: &PlayerConfig) -> Result<(), ConfigError> {
+    if p.name.len() > 64 {
+        return Err(ConfigError::new(format!("{field}.name"), "is longer than 64 bytes"));
+    }
+    if p.is_builtin() {
+        if !p.sha256.is_empty() {
+            return Err(ConfigError::new(
+                format!("{field}.sha256"),
+                "applies to external engines only",
+            ));
+        }
+        for (name, value) in &p.options {
+            check_builtin_option(&format!("{field}.options.{name}"), name, value)?;
+        }
+        return Ok(());
+    }
+    if !valid_engine_name(&p.engine) {
+        return Err(ConfigError::new(
+            format!("{field}.engine"),
+            format!(
+                "{:?} is neither \"builtin\" nor an engine name workers declare with \
+                 --engine NAME=PATH (letters, digits, '.', '-', '_'; at most {} bytes)",
+                p.engine,
+                proto::limits::ENGINE_NAME_BYTES
+            ),
+        ));
+    }
+    let hex = p.sha256.len() == 64
+        && p
+            .sha256
+            .chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c));
+    if !p.sha256.is_empty() && !hex {
+        return Err(ConfigError::new(
+            format!("{field}.sha256"),
+            "must be 64 lower-case hex digits (sha256sum of the engine's executable)",
+        ));
+    }
+    if p.options.len() > 64 {
+        return Err(ConfigError::new(format!("{field}.options"), "at most 64 options"));
+    }
+    for (name, value) in &p.options {
+        if name.len() > 64 || option_string(value).len() > 256 {
+            return Err(ConfigError::new(
+                format!("{field}.options.{name}"),
+                "option names are at most 64 bytes and values at most 256",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The built-in engine takes `Hash` (MiB) and its declared parameters, as integers within
+/// their ranges: anything else would fail on every worker.
+fn check_builtin_option(field: &str, name: &str, value: &toml::Value) -> Result<(), ConfigError> {
+    let int = match value {
+        toml::Value::Integer(i) => Some(*i),
+        toml::Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    if name.eq_ignore_ascii_case("hash") {
+        return match int {
+            Some(mib) if (1..=65_536).contains(&mib) => Ok(()),
+            _ => Err(ConfigError::new(
+                field,
+                format!("Hash must be a whole number of MiB from 1 to 65536, got {value}"),
+            )),
+        };
+    }
+    let Some((_, spec)) = engine::params::Params::spec(name) else {
+        return Err(ConfigError::new(
+            field,
+            format!(
+                "the built-in engine has no option {name:?} (see `engine params` for its \
+                 parameters; Hash is the only other option)"
+            ),
+        ));
+    };
+    match int {
+        Some(v) if v >= i64::from(spec.min) && v <= i64::from(spec.max) => Ok(()),
+        Some(v) => Err(ConfigError::new(
+            field,
+            format!("{v} is outside {}'s range [{}, {}]", spec.name, spec.min, spec.max),
+        )),
+        None => Err(ConfigError::new(
+            field,
+            format!("{} takes a whole number, got {value}", spec.name),
+        )),
+    }
+}
+
+/// SPSA parameters tuned on the built-in engine must be its parameters, integers, within its
+/// ranges.
+fn check_spsa_against_builtin(
+    player: &str,
+    params: &[stats::spsa::SpsaParam],
+) -> Result<(), ConfigError> {
+    for p in params {
+        let field = "spsa.params";
+        let Some((_, spec)) = engine::params::Params::spec(&p.name) else {
+            return Err(ConfigError::new(
+                field,
+                format!(
+                    "{player} is the built-in engine, which has no parameter {:?} (see \
+                     `engine params`)",
+                    p.name
+                ),
+            ));
+        };
+        if p.kind != stats::spsa::ParamKind::Int {
+            return Err(ConfigError::new(
+                field,
+                format!("{}: the built-in engine's parameters are integers", p.name),
+            ));
+        }
+        if p.min < f64::from(spec.min) || p.max > f64::from(spec.max) {
+            return Err(ConfigError::new(
+                field,
+                format!(
+                    "{}: range [{}, {}] goes outside the engine's [{}, {}]",
+                    p.name, p.min, p.max, spec.min, spec.max
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Option value as the engine receives it.

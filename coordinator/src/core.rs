@@ -1,312 +1,38 @@
 //! The coordinator's state and every operation on it, synchronous.
 //!
-//! [`Core`] owns the SQLite connection, the [`Ledger`] and the runs' statistics. Each
-//! operation changes the in-memory state, writes the change in one transaction and commits
-//! before returning; if the write fails, the state is reloaded from the database (the
-//! database is the truth) and the caller gets an error. It runs on one dedicated thread (see
-//! [`crate::actor`]), never on the async runtime.
+//! [`Core`] owns the SQLite connection, the [`Ledger`] and the runs in memory. Every
+//! operation first checks its request completely (nothing changes on a refused request),
+//! then changes the memory state and writes the change in one transaction. If anything fails
+//! after the first change (a storage error, a bug), the memory state is thrown away and
+//! reloaded from the database, which holds exactly what was acknowledged: memory is never
+//! ahead of the database. It runs on one dedicated thread (see [`crate::actor`]), never on
+//! the async runtime.
 
-use crate::config::{option_string, RunConfig, RunKind};
+use crate::config::{option_string, RunConfig};
 use crate::error::CoreError;
-use crate::ledger::{LeaseRecord, LeaseState, Ledger, Returned, RunId, WorkerId};
-use crate::residual;
+use crate::facts;
+use crate::figures;
+use crate::ledger::{LeaseError, LeaseRecord, LeaseState, Ledger, Returned, RunId, WorkerId};
+pub use crate::model::{
+    Counters, Detail, GameFacts, Grant, PairReport, PairWork, ReleaseOutcome, RunStatus,
+    SubmitOutcome, Summary, Timing, WorkerInfo,
+};
+use crate::run::{spsa_restore, spsa_snapshot, PairEntry, Run, Worker};
+use crate::scheduler::{self, Candidate, SizeInput};
 use crate::store::{self, Principal, ResultRow, Role};
+use proto::limits;
 use rusqlite::Connection;
-use serde::{Deserialize, Serialize};
 use stats::spsa::{PairAssignment, Spsa, SpsaUpdate};
-use stats::study::{CastlingEvent, GameRecord, Outcome, Side};
-use stats::{OrderedSprt, PairScore, Pentanomial, Results};
+use stats::PairScore;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Instant;
 
-/// Timing settings.
-#[derive(Debug, Clone, Copy)]
-pub struct Timing {
-    /// Lease lifetime without a heartbeat, ms.
-    pub lease_timeout_ms: u64,
-    /// Heartbeat interval suggested to workers, ms.
-    pub heartbeat_interval_ms: u64,
-    /// How long an idle worker waits before asking again, ms.
-    pub idle_retry_ms: u64,
-}
+/// Lease failures after which a run pauses itself.
+pub const FAILURES_TO_PAUSE: usize = 3;
 
-impl Default for Timing {
-    fn default() -> Self {
-        Self {
-            lease_timeout_ms: 45_000,
-            heartbeat_interval_ms: 15_000,
-            idle_retry_ms: 5_000,
-        }
-    }
-}
-
-/// Run lifecycle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RunStatus {
-    /// Handing out pairs.
-    Active,
-    /// Paused by an operator.
-    Paused,
-    /// Stopped by an operator.
-    Stopped,
-    /// Done.
-    Finished,
-}
-
-impl RunStatus {
-    /// Stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Active => "active",
-            Self::Paused => "paused",
-            Self::Stopped => "stopped",
-            Self::Finished => "finished",
-        }
-    }
-
-    fn parse(s: &str) -> Self {
-        match s {
-            "paused" => Self::Paused,
-            "stopped" => Self::Stopped,
-            "finished" => Self::Finished,
-            _ => Self::Active,
-        }
-    }
-
-    /// Whether the run is over.
-    pub fn is_over(self) -> bool {
-        matches!(self, Self::Stopped | Self::Finished)
-    }
-}
-
-/// What a worker said about itself at registration.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorkerInfo {
-    /// Name.
-    pub name: String,
-    /// Cores.
-    pub cores: u32,
-    /// Memory, MiB.
-    pub memory_mb: u64,
-    /// Software version.
-    pub version: String,
-    /// Engine bench signature.
-    pub bench_signature: u64,
-    /// Variants it plays (empty: all).
-    pub variants: Vec<String>,
-    /// External engines it has.
-    pub engines: Vec<String>,
-}
-
-#[derive(Debug, Clone)]
-struct Worker {
-    token_id: i64,
-    info: WorkerInfo,
-}
-
-/// One game as reported (what studies and statistics need).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameFacts {
-    /// Result from White's view.
-    pub outcome: Outcome,
-    /// Whether `first` had White.
-    pub first_is_white: bool,
-    /// Why the game ended.
-    pub termination: String,
-    /// Plies.
-    pub plies: u32,
-    /// Castling moves.
-    pub castlings: Vec<CastlingEvent>,
-    /// Rule-set.
-    pub ruleset: String,
-}
-
-/// One pair as reported.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PairReport {
-    /// Pair index.
-    pub index: u64,
-    /// Its two games.
-    pub games: Vec<GameFacts>,
-    /// gzip PGN (may be empty).
-    pub pgn_gz: Vec<u8>,
-}
-
-impl PairReport {
-    /// `first`'s score over the pair.
-    pub fn score(&self) -> Result<PairScore, CoreError> {
-        let bad = |m: String| CoreError::BadReport(format!("pair {}: {m}", self.index));
-        if self.games.len() != 2 {
-            return Err(bad(format!("expected 2 games, got {}", self.games.len())));
-        }
-        if self.games[0].first_is_white == self.games[1].first_is_white {
-            return Err(bad("first must play White in exactly one game".into()));
-        }
-        let half: u8 = self
-            .games
-            .iter()
-            .map(|g| {
-                let white = match g.outcome {
-                    Outcome::WhiteWin => 2,
-                    Outcome::Draw => 1,
-                    Outcome::BlackWin => 0,
-                };
-                if g.first_is_white {
-                    white
-                } else {
-                    2 - white
-                }
-            })
-            .sum();
-        PairScore::from_half_points(half).ok_or_else(|| bad("impossible score".into()))
-    }
-}
-
-#[derive(Debug, Clone)]
-struct PairEntry {
-    worker: WorkerId,
-    score: PairScore,
-    games: Vec<GameFacts>,
-}
-
-/// A run in memory.
-#[derive(Debug)]
-struct Run {
-    id: RunId,
-    config: RunConfig,
-    config_toml: String,
-    status: RunStatus,
-    finish_reason: String,
-    created_ms: u64,
-    pairs: BTreeMap<u64, PairEntry>,
-    spsa: Option<Spsa>,
-    /// SPSA assignment of each leased, unreported pair index.
-    spsa_pairs: BTreeMap<u64, PairAssignment>,
-    sprt: Option<OrderedSprt>,
-    excluded: BTreeSet<String>,
-    /// Seconds one slot needs for one pair (estimate, refined as leases complete).
-    pair_seconds: f64,
-}
-
-/// A lease as handed to a worker.
-#[derive(Debug, Clone)]
-pub struct Grant {
-    /// The lease.
-    pub lease: LeaseRecord,
-    /// The run's config.
-    pub config: RunConfig,
-    /// Per-pair work.
-    pub pairs: Vec<PairWork>,
-}
-
-/// One pair of a grant.
-#[derive(Debug, Clone)]
-pub struct PairWork {
-    /// Pair index.
-    pub index: u64,
-    /// Variant.
-    pub variant: String,
-    /// Rule-set.
-    pub ruleset: String,
-    /// Book.
-    pub book: String,
-    /// Seed.
-    pub seed: u64,
-    /// Options of `first` for this pair.
-    pub first_options: BTreeMap<String, String>,
-    /// Options of `second` for this pair.
-    pub second_options: BTreeMap<String, String>,
-}
-
-/// Answer to a submit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SubmitOutcome {
-    /// Already committed before.
-    pub duplicate: bool,
-    /// Newly counted pairs.
-    pub accepted: u32,
-    /// Pairs of the lease counted so far.
-    pub reported: u32,
-    /// Whether to go on with the lease.
-    pub continue_lease: bool,
-}
-
-/// A run's line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Summary {
-    /// Id.
-    pub id: RunId,
-    /// Name.
-    pub name: String,
-    /// Kind.
-    pub kind: RunKind,
-    /// Status.
-    pub status: RunStatus,
-    /// Priority.
-    pub priority: i32,
-    /// Pairs planned.
-    pub pairs_total: u64,
-    /// Pairs reported.
-    pub pairs_done: u64,
-    /// Pairs leased.
-    pub pairs_leased: u64,
-    /// Created, ms.
-    pub created_ms: u64,
-    /// Why it ended.
-    pub finish_reason: String,
-}
-
-/// One worker's share of a run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WorkerShare {
-    /// Name.
-    pub name: String,
-    /// Pentanomial.
-    pub pentanomial: [u64; 5],
-    /// Residual test.
-    pub residual: residual::Residual,
-    /// Excluded.
-    pub excluded: bool,
-}
-
-/// A run's figures.
-#[derive(Debug, Clone)]
-pub struct Detail {
-    /// Summary.
-    pub summary: Summary,
-    /// Config text.
-    pub config_toml: String,
-    /// Pentanomial of the counted pairs.
-    pub pentanomial: [u64; 5],
-    /// W, D, L of `first`.
-    pub wdl: [u64; 3],
-    /// Elo (none before the first pair).
-    pub elo: Option<stats::EloEstimate>,
-    /// nElo.
-    pub nelo: Option<stats::NeloEstimate>,
-    /// SPRT: (llr, lower, upper, state, params, counted pairs).
-    pub sprt: Option<(f64, f64, f64, stats::SprtState, stats::SprtParams, u64)>,
-    /// SPSA: (name, value, start, min, max) and iterations.
-    pub spsa: Vec<(String, f64, f64, f64, f64, u64)>,
-    /// Study.
-    pub study: Option<stats::study::Study>,
-    /// Workers.
-    pub workers: Vec<WorkerShare>,
-}
-
-/// Counters for metrics.
-#[derive(Debug, Clone, Default)]
-pub struct Counters {
-    /// Games counted since start.
-    pub games: u64,
-    /// Leases expired since start.
-    pub leases_expired: u64,
-    /// Commits and their total seconds.
-    pub commits: u64,
-    /// Sum of commit latencies, seconds.
-    pub commit_seconds: f64,
-}
+/// How long a token that failed a lease is not given the same run again, ms.
+pub const FAILURE_COOLDOWN_MS: u64 = 5 * 60 * 1000;
 
 /// The coordinator's state.
 pub struct Core {
@@ -315,10 +41,15 @@ pub struct Core {
     ledger: Ledger,
     runs: BTreeMap<RunId, Run>,
     workers: BTreeMap<WorkerId, Worker>,
+    /// Live registration per (token, label): a re-registration replaces the old one.
+    labels: BTreeMap<i64, BTreeMap<String, WorkerId>>,
+    /// Lease start time and granted slots.
     lease_meta: BTreeMap<u64, (u64, u32)>,
-    /// Workers heard from lately, with their slots: a lease takes no more than its share of
-    /// a run's open pairs, so a small run still spreads over every idle worker.
-    recent: BTreeMap<WorkerId, (u64, u32)>,
+    /// Tokens heard from lately: when, and the slots their workers asked for. A lease takes
+    /// no more than its token's share of a run's open pairs.
+    recent: BTreeMap<i64, BTreeMap<WorkerId, (u64, u32)>>,
+    /// Bumped by every commit: watchers wake on changes, not on reads.
+    generation: u64,
     /// Metrics counters.
     pub counters: Counters,
 }
@@ -331,140 +62,18 @@ impl std::fmt::Debug for Core {
     }
 }
 
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+fn internal(e: impl std::fmt::Display) -> CoreError {
+    CoreError::Internal(e.to_string())
 }
 
-fn value_string(kind: stats::spsa::ParamKind, v: f64) -> String {
-    match kind {
-        stats::spsa::ParamKind::Int => format!("{}", v.round() as i64),
-        stats::spsa::ParamKind::Float => format!("{v}"),
+fn check_len(what: &str, value: &str, max: usize) -> Result<(), CoreError> {
+    if value.len() > max {
+        return Err(CoreError::TooLarge(format!(
+            "{what} is {} bytes (limit {max})",
+            value.len()
+        )));
     }
-}
-
-/// Serialise an SPSA state without its history (kept as rows).
-fn spsa_snapshot(spsa: &Spsa) -> Result<String, CoreError> {
-    let mut v = serde_json::to_value(spsa).map_err(|e| CoreError::Internal(e.to_string()))?;
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("history".into(), serde_json::Value::Array(Vec::new()));
-    }
-    Ok(v.to_string())
-}
-
-fn spsa_restore(snapshot: &str, history: &[String]) -> Result<Spsa, CoreError> {
-    let bad = |e: serde_json::Error| CoreError::Internal(format!("stored SPSA state: {e}"));
-    let mut v: serde_json::Value = serde_json::from_str(snapshot).map_err(bad)?;
-    let rows = history
-        .iter()
-        .map(|h| serde_json::from_str::<serde_json::Value>(h))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(bad)?;
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("history".into(), serde_json::Value::Array(rows));
-    }
-    serde_json::from_value(v).map_err(bad)
-}
-
-fn initial_pair_seconds(c: &RunConfig) -> f64 {
-    // Two games of ~160 plies; a node-limited move at ~1 Mnps.
-    let per_move = if c.limits.movetime_ms > 0 {
-        c.limits.movetime_ms as f64 / 1000.0
-    } else if c.limits.nodes > 0 {
-        c.limits.nodes as f64 / 1e6
-    } else {
-        0.2
-    };
-    (2.0 * 160.0 * per_move).max(0.01)
-}
-
-impl Run {
-    fn new(id: RunId, config: RunConfig, config_toml: String, created_ms: u64) -> Self {
-        Self {
-            id,
-            pair_seconds: initial_pair_seconds(&config),
-            config,
-            config_toml,
-            status: RunStatus::Active,
-            finish_reason: String::new(),
-            created_ms,
-            pairs: BTreeMap::new(),
-            spsa: None,
-            spsa_pairs: BTreeMap::new(),
-            sprt: None,
-            excluded: BTreeSet::new(),
-        }
-    }
-
-    /// Rebuild the ordered SPRT from the counted pairs. Excluded workers' pairs are skipped:
-    /// indices are compacted so their gaps do not hold the prefix back.
-    fn rebuild_sprt(&mut self, workers: &BTreeMap<WorkerId, Worker>) -> Result<(), CoreError> {
-        let Some(params) = self.config.sprt_params().map_err(CoreError::Config)? else {
-            return Ok(());
-        };
-        let batch = self.config.sprt.as_ref().map_or(1, |s| s.batch_pairs);
-        let mut sprt =
-            OrderedSprt::new(params, batch).map_err(|e| CoreError::Internal(e.to_string()))?;
-        let mut skipped = 0u64;
-        for (&i, p) in &self.pairs {
-            if self.is_excluded(p.worker, workers) {
-                skipped += 1;
-                continue;
-            }
-            sprt.record(i - skipped, p.score)
-                .map_err(|e| CoreError::Internal(e.to_string()))?;
-        }
-        self.sprt = Some(sprt);
-        Ok(())
-    }
-
-    fn is_excluded(&self, worker: WorkerId, workers: &BTreeMap<WorkerId, Worker>) -> bool {
-        !self.excluded.is_empty()
-            && workers
-                .get(&worker)
-                .is_some_and(|w| self.excluded.contains(&w.info.name))
-    }
-
-    /// Excluded pairs below `index` (for compacted SPRT indices).
-    fn excluded_below(&self, index: u64, workers: &BTreeMap<WorkerId, Worker>) -> u64 {
-        if self.excluded.is_empty() {
-            return 0;
-        }
-        self.pairs
-            .range(..index)
-            .filter(|(_, p)| self.is_excluded(p.worker, workers))
-            .count() as u64
-    }
-
-    fn work_for(&self, index: u64) -> PairWork {
-        let entry = self.config.entry_for_pair(index);
-        let book = if entry.book.is_empty() {
-            self.config.book.clone()
-        } else {
-            entry.book.clone()
-        };
-        let mut w = PairWork {
-            index,
-            variant: entry.variant.clone(),
-            ruleset: entry.ruleset.clone(),
-            book,
-            seed: splitmix(self.config.seed ^ splitmix(index)),
-            first_options: BTreeMap::new(),
-            second_options: BTreeMap::new(),
-        };
-        if let (Some(spsa), Some(a)) = (&self.spsa, self.spsa_pairs.get(&index)) {
-            for (i, p) in spsa.config().params.iter().enumerate() {
-                w.first_options
-                    .insert(p.name.clone(), value_string(p.kind, a.plus[i]));
-                w.second_options
-                    .insert(p.name.clone(), value_string(p.kind, a.minus[i]));
-            }
-        }
-        w
-    }
+    Ok(())
 }
 
 impl Core {
@@ -477,8 +86,10 @@ impl Core {
             ledger: Ledger::new(),
             runs: BTreeMap::new(),
             workers: BTreeMap::new(),
+            labels: BTreeMap::new(),
             lease_meta: BTreeMap::new(),
             recent: BTreeMap::new(),
+            generation: 0,
             counters: Counters::default(),
         };
         core.reload()?;
@@ -506,27 +117,38 @@ impl Core {
         self.timing
     }
 
+    /// Changes committed since start (watchers compare it).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// Throw the memory state away and load it from the database.
     pub fn reload(&mut self) -> Result<(), CoreError> {
         let s = store::load(&self.conn)?;
-        self.workers = s
-            .workers
-            .iter()
-            .map(|w| {
-                let info: WorkerInfo =
-                    serde_json::from_str(&w.info).unwrap_or_else(|_| WorkerInfo {
-                        name: w.name.clone(),
-                        ..WorkerInfo::default()
-                    });
-                (
-                    w.id,
-                    Worker {
-                        token_id: w.token_id,
-                        info,
-                    },
-                )
-            })
-            .collect();
+        let names = store::token_names(&self.conn)?;
+        self.workers.clear();
+        self.labels.clear();
+        for w in &s.workers {
+            let info: WorkerInfo = serde_json::from_str(&w.info).map_err(|e| {
+                CoreError::Internal(format!("stored registration of worker {}: {e}", w.id))
+            })?;
+            let token_name = names
+                .get(&w.token_id)
+                .cloned()
+                .unwrap_or_else(|| format!("token-{}", w.token_id));
+            self.labels
+                .entry(w.token_id)
+                .or_default()
+                .insert(info.name.clone(), w.id);
+            self.workers.insert(
+                w.id,
+                Worker {
+                    token_id: w.token_id,
+                    token_name,
+                    info,
+                },
+            );
+        }
         let records: Vec<_> = s.runs.iter().map(|r| r.record).collect();
         let active: BTreeSet<u64> = s
             .leases
@@ -542,7 +164,8 @@ impl Core {
         for row in s.runs {
             let config = RunConfig::parse(&row.config_toml).map_err(CoreError::Config)?;
             let mut run = Run::new(row.id, config, row.config_toml, row.created_ms);
-            run.status = RunStatus::parse(&row.status);
+            run.status = RunStatus::parse(&row.status)
+                .map_err(|e| CoreError::Internal(format!("run {}: {e}", row.id)))?;
             run.finish_reason = row.finish_reason;
             if let Some(snapshot) = &row.spsa {
                 let history = s
@@ -561,10 +184,10 @@ impl Core {
             if !active.contains(lease) || l.reported.contains(index) {
                 continue;
             }
-            if let (Some(run), Ok(a)) = (
-                self.runs.get_mut(&l.run),
-                serde_json::from_str::<PairAssignment>(json),
-            ) {
+            let a = serde_json::from_str::<PairAssignment>(json).map_err(|e| {
+                CoreError::Internal(format!("stored SPSA assignment of pair {index}: {e}"))
+            })?;
+            if let Some(run) = self.runs.get_mut(&l.run) {
                 run.spsa_pairs.insert(*index, a);
             }
         }
@@ -592,32 +215,35 @@ impl Core {
         Ok(())
     }
 
-    /// Run `write` in a transaction; on failure reload the state from the database.
+    /// Run `write` in a transaction and count it as a change.
     fn commit<T>(
         &mut self,
-        write: impl FnOnce(&rusqlite::Transaction<'_>, &Self) -> Result<T, CoreError>,
+        write: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, CoreError>,
     ) -> Result<T, CoreError> {
         let start = Instant::now();
-        let result = (|| {
-            let tx = self.conn.unchecked_transaction()?;
-            let out = write(&tx, self)?;
-            tx.commit()?;
-            Ok(out)
-        })();
-        match result {
-            Ok(out) => {
-                self.counters.commits += 1;
-                self.counters.commit_seconds += start.elapsed().as_secs_f64();
-                Ok(out)
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "commit failed, reloading state from the database");
-                if let Err(e2) = self.reload() {
-                    tracing::error!(error = %e2, "reload failed");
-                }
-                Err(e)
+        let tx = self.conn.unchecked_transaction()?;
+        let out = write(&tx)?;
+        tx.commit()?;
+        self.counters.commits += 1;
+        self.counters.commit_seconds += start.elapsed().as_secs_f64();
+        self.generation += 1;
+        Ok(out)
+    }
+
+    /// Run an operation that changes memory before it commits: if it fails, memory is
+    /// reloaded from the database, so nothing it did survives without being stored.
+    fn atomically<T>(
+        &mut self,
+        op: impl FnOnce(&mut Self) -> Result<T, CoreError>,
+    ) -> Result<T, CoreError> {
+        let out = op(self);
+        if let Err(e) = &out {
+            tracing::error!(error = %e, "operation failed after changing state; reloading from the database");
+            if let Err(e2) = self.reload() {
+                tracing::error!(error = %e2, "reload failed");
             }
         }
+        out
     }
 
     /// Look a token up.
@@ -625,30 +251,99 @@ impl Core {
         Ok(store::find_token(&self.conn, token)?)
     }
 
-    /// Create a token (for tests and `coordinator token add`).
+    /// Create a token (for tests).
     pub fn add_token(&mut self, name: &str, role: Role, now_ms: u64) -> Result<String, CoreError> {
-        Ok(store::add_token(&self.conn, name, role, now_ms)?)
+        store::add_token(&self.conn, name, role, now_ms).map_err(|e| match e {
+            store::TokenError::Storage(e) => CoreError::Storage(e),
+            other => CoreError::BadRequest(other.to_string()),
+        })
     }
 
     // ----- worker service -----
 
-    /// Register a worker.
+    /// Register a worker. Its identity is the token; the name is a label, and registering
+    /// the same label again replaces the earlier registration.
     pub fn register(
         &mut self,
         who: &Principal,
         mut info: WorkerInfo,
         now_ms: u64,
     ) -> Result<WorkerId, CoreError> {
+        check_len("worker name", &info.name, limits::NAME_BYTES)?;
+        check_len("version", &info.version, limits::VERSION_BYTES)?;
+        if info.variants.len() > limits::VARIANTS {
+            return Err(CoreError::TooLarge(format!(
+                "{} variants (limit {})",
+                info.variants.len(),
+                limits::VARIANTS
+            )));
+        }
+        for v in &info.variants {
+            check_len("variant", v, limits::RULES_ID_BYTES)?;
+        }
+        if info.engines.len() > limits::ENGINES {
+            return Err(CoreError::TooLarge(format!(
+                "{} engines (limit {})",
+                info.engines.len(),
+                limits::ENGINES
+            )));
+        }
+        let mut seen = BTreeSet::new();
+        for e in &info.engines {
+            if !crate::config::valid_engine_name(&e.name) || e.name == "builtin" {
+                return Err(CoreError::BadRequest(format!(
+                    "engine name {:?} is not valid (letters, digits, '.', '-', '_'; at most {} bytes)",
+                    e.name.chars().take(80).collect::<String>(),
+                    limits::ENGINE_NAME_BYTES
+                )));
+            }
+            let hex = e.sha256.len() == 64
+                && e.sha256
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c));
+            if !hex {
+                return Err(CoreError::BadRequest(format!(
+                    "engine {}: sha256 must be 64 lower-case hex digits",
+                    e.name
+                )));
+            }
+            if !seen.insert(e.name.clone()) {
+                return Err(CoreError::BadRequest(format!(
+                    "engine {} declared twice",
+                    e.name
+                )));
+            }
+        }
         if info.name.trim().is_empty() {
             info.name = who.name.clone();
         }
-        info.cores = info.cores.max(1);
-        let json = serde_json::to_string(&info).map_err(|e| CoreError::Internal(e.to_string()))?;
+        info.cores = info.cores.clamp(1, who.max_slots.max(1));
+        let live = self.labels.get(&who.token_id);
+        let replaces = live.is_some_and(|l| l.contains_key(&info.name));
+        if !replaces && live.map_or(0, BTreeMap::len) >= limits::REGISTRATIONS_PER_TOKEN {
+            return Err(CoreError::Exhausted(format!(
+                "token {} has {} live registrations (limit {}); reuse a machine name",
+                who.name,
+                limits::REGISTRATIONS_PER_TOKEN,
+                limits::REGISTRATIONS_PER_TOKEN
+            )));
+        }
+        let json = serde_json::to_string(&info).map_err(internal)?;
         let token_id = who.token_id;
         let name = info.name.clone();
-        let id =
-            self.commit(|tx, _| Ok(store::insert_worker(tx, token_id, &name, &json, now_ms)?))?;
-        self.workers.insert(id, Worker { token_id, info });
+        let id = self.commit(|tx| Ok(store::insert_worker(tx, token_id, &name, &json, now_ms)?))?;
+        self.labels
+            .entry(token_id)
+            .or_default()
+            .insert(name, id);
+        self.workers.insert(
+            id,
+            Worker {
+                token_id,
+                token_name: who.name.clone(),
+                info,
+            },
+        );
         Ok(id)
     }
 
@@ -660,23 +355,42 @@ impl Core {
         }
     }
 
-    fn fits(run: &Run, w: &WorkerInfo) -> bool {
-        if run.excluded.contains(&w.name) {
+    /// Whether a worker may play a run now: not excluded, not cooling down after a failure,
+    /// plays its variants, and declared its external engines (with the pinned digests).
+    fn fits(run: &Run, w: &Worker, now_ms: u64) -> bool {
+        if run.excluded.contains(&w.token_name) {
             return false;
         }
-        let variants_ok = w.variants.is_empty()
+        if run.cooldown.get(&w.token_id).is_some_and(|&until| now_ms < until) {
+            return false;
+        }
+        let info = &w.info;
+        let variants_ok = info.variants.is_empty()
             || run
                 .config
                 .variants
                 .iter()
-                .all(|v| w.variants.iter().any(|x| x == &v.variant));
-        let engines_ok = [&run.config.first, run.config.second()]
-            .iter()
-            .all(|p| p.engine == "builtin" || w.engines.iter().any(|e| e == &p.engine));
+                .all(|v| info.variants.iter().any(|x| x == &v.variant));
+        let engines_ok = [&run.config.first, run.config.second()].iter().all(|p| {
+            p.is_builtin()
+                || info.engines.iter().any(|e| {
+                    e.name == p.engine && (p.sha256.is_empty() || e.sha256 == p.sha256)
+                })
+        });
         variants_ok && engines_ok
     }
 
-    /// Cores of workers holding active leases on a run.
+    /// Slots held by a token's active leases.
+    fn token_held(&self, token: i64) -> u64 {
+        self.ledger
+            .leases()
+            .filter(|l| l.state == LeaseState::Active)
+            .filter(|l| self.workers.get(&l.worker).is_some_and(|w| w.token_id == token))
+            .map(|l| u64::from(self.lease_meta.get(&l.id).map_or(1, |m| m.1)))
+            .sum()
+    }
+
+    /// Slots of workers holding active leases on a run.
     fn assigned_slots(&self, run: RunId) -> u64 {
         self.ledger
             .active_leases(run)
@@ -693,129 +407,149 @@ impl Core {
         max_pairs: u32,
         now_ms: u64,
     ) -> Result<Option<Grant>, CoreError> {
-        let w = self.check_worker(who, worker)?.info.clone();
+        let w = self.check_worker(who, worker)?.clone();
         self.expire(now_ms)?;
-        let slots = if concurrency == 0 {
-            w.cores
-        } else {
-            concurrency
+        let slots = scheduler::granted_slots(
+            concurrency,
+            w.info.cores,
+            who.max_slots,
+            self.token_held(who.token_id),
+        );
+        if slots == 0 {
+            return Ok(None);
         }
-        .max(1);
-        self.recent.insert(worker, (now_ms, slots));
         let window = 2 * self.timing.lease_timeout_ms;
         self.recent
-            .retain(|_, (seen, _)| now_ms.saturating_sub(*seen) <= window);
-        let active_slots: u64 = self.recent.values().map(|&(_, s)| u64::from(s)).sum();
-        // Highest priority first, then the run with the fewest slots per unit of throughput.
-        let pick = self
+            .entry(who.token_id)
+            .or_default()
+            .insert(worker, (now_ms, slots));
+        for seen in self.recent.values_mut() {
+            seen.retain(|_, (at, _)| now_ms.saturating_sub(*at) <= window);
+        }
+        self.recent.retain(|_, seen| !seen.is_empty());
+        let token_slots = |seen: &BTreeMap<WorkerId, (u64, u32)>, max: u32| {
+            seen.values()
+                .map(|&(_, s)| u64::from(s))
+                .sum::<u64>()
+                .min(u64::from(max.max(1)))
+        };
+        let my_slots = self
+            .recent
+            .get(&who.token_id)
+            .map_or(u64::from(slots), |s| token_slots(s, who.max_slots));
+        let active_slots: u64 = self
+            .recent
+            .iter()
+            .map(|(&t, s)| {
+                if t == who.token_id {
+                    my_slots
+                } else {
+                    token_slots(s, u32::MAX)
+                }
+            })
+            .sum();
+        let candidates: Vec<Candidate> = self
             .runs
             .values()
             .filter(|r| r.status == RunStatus::Active && self.ledger.available(r.id) > 0)
-            .filter(|r| Self::fits(r, &w))
-            .min_by(|a, b| {
-                let load =
-                    |r: &Run| self.assigned_slots(r.id) as f64 / f64::from(r.config.throughput);
-                b.config
-                    .priority
-                    .cmp(&a.config.priority)
-                    .then(load(a).total_cmp(&load(b)))
-                    .then(a.id.cmp(&b.id))
+            .filter(|r| Self::fits(r, &w, now_ms))
+            .map(|r| Candidate {
+                run: r.id,
+                priority: r.config.priority,
+                throughput: r.config.throughput,
+                assigned_slots: self.assigned_slots(r.id),
             })
-            .map(|r| r.id);
-        let Some(run_id) = pick else { return Ok(None) };
+            .collect();
+        let Some(run_id) = scheduler::pick(&candidates) else {
+            return Ok(None);
+        };
         let run = &self.runs[&run_id];
-        let per_slot = (f64::from(run.config.batch_seconds) / run.pair_seconds)
-            .round()
-            .max(1.0);
-        let mut n = (per_slot * f64::from(slots)).min(4096.0) as u64;
-        // This worker's share of the open pairs among the workers heard from lately.
-        let share =
-            (self.ledger.available(run_id) * u64::from(slots)).div_ceil(active_slots.max(1));
-        n = n.min(share.max(1));
-        if max_pairs == 0 {
-            // Left to the coordinator, a lease is also at most an eighth of the run, so that
-            // workers joining a moment later still find work in a small run.
-            let eighth = self
-                .ledger
-                .run_record(run_id)
-                .map_or(1, |r| r.total.div_ceil(8));
-            n = n.min(eighth.max(1));
-        } else {
-            n = n.min(u64::from(max_pairs));
-        }
+        let n = scheduler::lease_size(&SizeInput {
+            slots,
+            pair_seconds: run.timer.estimate(who.token_id),
+            batch_seconds: run.config.batch_seconds,
+            available: self.ledger.available(run_id),
+            total: run.config.pairs(),
+            token_slots: my_slots,
+            active_slots,
+            max_pairs,
+        });
         let deadline = now_ms + self.timing.lease_timeout_ms;
-        let lease = self
-            .ledger
-            .issue(run_id, worker, n, deadline)?
-            .cloned()
-            .ok_or_else(|| CoreError::Internal("run had no pairs after all".into()))?;
-        let run = self
-            .runs
-            .get_mut(&run_id)
-            .ok_or(CoreError::UnknownRun(run_id))?;
-        let mut spsa_rows = BTreeMap::new();
-        let mut snapshot = None;
-        if let Some(spsa) = run.spsa.as_mut() {
-            let assignments = spsa.assign(lease.pairs.len() as u32);
-            for (&i, a) in lease.pairs.iter().zip(assignments) {
-                spsa_rows.insert(
-                    i,
-                    serde_json::to_string(&a).map_err(|e| CoreError::Internal(e.to_string()))?,
-                );
-                run.spsa_pairs.insert(i, a);
+        self.atomically(|core| {
+            let lease = core
+                .ledger
+                .issue(run_id, worker, n, deadline)?
+                .cloned()
+                .ok_or_else(|| CoreError::Internal("run had no pairs after all".into()))?;
+            let run = core
+                .runs
+                .get_mut(&run_id)
+                .ok_or(CoreError::UnknownRun(run_id))?;
+            let mut spsa_rows = BTreeMap::new();
+            let mut snapshot = None;
+            if let Some(spsa) = run.spsa.as_mut() {
+                let assignments = spsa.assign(lease.pairs.len() as u32);
+                for (&i, a) in lease.pairs.iter().zip(assignments) {
+                    spsa_rows.insert(i, serde_json::to_string(&a).map_err(internal)?);
+                    run.spsa_pairs.insert(i, a);
+                }
+                snapshot = Some(spsa_snapshot(spsa)?);
             }
-            snapshot = Some(spsa_snapshot(spsa)?);
-        }
-        let next_fresh = self.ledger.run_record(run_id).map_or(0, |r| r.next_fresh);
-        self.lease_meta.insert(lease.id, (now_ms, slots));
-        self.commit(|tx, _| {
-            store::insert_lease(tx, &lease, now_ms, slots, &spsa_rows)?;
-            store::set_run_progress(tx, run_id, next_fresh, snapshot.as_deref())?;
-            Ok(())
-        })?;
-        let run = &self.runs[&run_id];
-        tracing::info!(
-            lease = lease.id,
-            run = run_id,
-            worker,
-            pairs = lease.pairs.len(),
-            "lease issued"
-        );
-        let pairs = lease.pairs.iter().map(|&i| run.work_for(i)).collect();
-        Ok(Some(Grant {
-            lease,
-            config: run.config.clone(),
-            pairs,
-        }))
+            let next_fresh = core.ledger.run_record(run_id).map_or(0, |r| r.next_fresh);
+            core.lease_meta.insert(lease.id, (now_ms, slots));
+            core.commit(|tx| {
+                store::insert_lease(tx, &lease, now_ms, slots, &spsa_rows)?;
+                store::set_run_progress(tx, run_id, next_fresh, snapshot.as_deref())?;
+                Ok(())
+            })?;
+            let run = &core.runs[&run_id];
+            tracing::info!(
+                lease = lease.id,
+                run = run_id,
+                worker,
+                slots,
+                pairs = lease.pairs.len(),
+                "lease issued"
+            );
+            let pairs = lease.pairs.iter().map(|&i| run.work_for(i)).collect();
+            Ok(Some(Grant {
+                lease,
+                config: run.config.clone(),
+                pairs,
+            }))
+        })
     }
 
     /// Expire overdue leases: their unreported pairs go back to the queue.
     pub fn expire(&mut self, now_ms: u64) -> Result<usize, CoreError> {
-        let returned = self.ledger.expire(now_ms);
-        if returned.is_empty() {
-            return Ok(0);
-        }
-        for r in &returned {
-            tracing::warn!(
-                lease = r.lease,
-                run = r.run,
-                returned = r.pairs.len(),
-                "lease expired"
-            );
-        }
-        self.counters.leases_expired += returned.len() as u64;
-        self.persist_returned(&returned)?;
-        Ok(returned.len())
+        self.atomically(|core| {
+            let returned = core.ledger.expire(now_ms);
+            if returned.is_empty() {
+                return Ok(0);
+            }
+            for r in &returned {
+                tracing::warn!(
+                    lease = r.lease,
+                    run = r.run,
+                    returned = r.pairs.len(),
+                    "lease expired"
+                );
+            }
+            core.counters.leases_expired += returned.len() as u64;
+            core.persist_returned(&returned)?;
+            Ok(returned.len())
+        })
     }
 
-    /// Forget SPSA assignments of returned pairs and write the lease states.
+    /// Forget SPSA assignments of returned pairs and write the lease states. Callers run it
+    /// inside [`Core::atomically`].
     fn persist_returned(&mut self, returned: &[Returned]) -> Result<(), CoreError> {
         let mut snapshots = BTreeMap::new();
         for r in returned {
             if let Some(run) = self.runs.get_mut(&r.run) {
                 for i in &r.pairs {
                     if let (Some(a), Some(spsa)) = (run.spsa_pairs.remove(i), run.spsa.as_mut()) {
-                        let _ = spsa.abandon(a.pair_id);
+                        spsa.abandon(a.pair_id).map_err(internal)?;
                     }
                 }
                 if let Some(spsa) = &run.spsa {
@@ -831,7 +565,7 @@ impl Core {
             .iter()
             .filter_map(|r| self.ledger.run_record(r.run).map(|x| (r.run, x.next_fresh)))
             .collect();
-        self.commit(|tx, _| {
+        self.commit(|tx| {
             for l in &leases {
                 store::update_lease(tx, l)?;
             }
@@ -842,7 +576,8 @@ impl Core {
         })
     }
 
-    /// Extend leases; returns per lease `Ok(deadline)` or the reason it is not valid.
+    /// Extend leases; returns per lease `Ok(deadline)` or the reason it is not valid (one of
+    /// the proto's list). A lease of another worker is `not yours`, and nothing more.
     pub fn heartbeat(
         &mut self,
         who: &Principal,
@@ -851,45 +586,59 @@ impl Core {
         now_ms: u64,
     ) -> Result<Vec<Result<u64, String>>, CoreError> {
         self.check_worker(who, worker)?;
+        if leases.len() > limits::PAIRS_PER_REPORT {
+            return Err(CoreError::TooLarge(format!(
+                "{} leases in one heartbeat (limit {})",
+                leases.len(),
+                limits::PAIRS_PER_REPORT
+            )));
+        }
         self.expire(now_ms)?;
-        if let Some(seen) = self.recent.get_mut(&worker) {
+        if let Some(seen) = self
+            .recent
+            .get_mut(&who.token_id)
+            .and_then(|s| s.get_mut(&worker))
+        {
             seen.0 = now_ms;
         }
         let deadline = now_ms + self.timing.lease_timeout_ms;
         let mut out = Vec::new();
         let mut changed = Vec::new();
         for &id in leases {
-            let status = self
-                .ledger
-                .lease(id)
-                .and_then(|l| self.runs.get(&l.run))
-                .map(|r| r.status);
-            let res = match status {
-                Some(RunStatus::Paused) => Err("run paused".to_string()),
-                Some(RunStatus::Stopped) => Err("run stopped".to_string()),
-                Some(RunStatus::Finished) => Err("run finished".to_string()),
-                _ => match self.ledger.heartbeat(id, worker, now_ms, deadline) {
-                    Ok(l) => {
-                        changed.push(l.clone());
-                        Ok(l.deadline_ms)
-                    }
-                    Err(e) => Err(e.to_string()),
+            let res = match self.ledger.lease(id) {
+                None => Err("unknown lease".to_string()),
+                Some(l) if l.worker != worker => Err("not yours".to_string()),
+                Some(l) => match self.runs.get(&l.run).map(|r| r.status) {
+                    Some(RunStatus::Paused) => Err("run paused".to_string()),
+                    Some(RunStatus::Stopped) => Err("run stopped".to_string()),
+                    Some(RunStatus::Finished) => Err("run finished".to_string()),
+                    _ => match self.ledger.heartbeat(id, worker, now_ms, deadline) {
+                        Ok(l) => {
+                            changed.push(l.clone());
+                            Ok(l.deadline_ms)
+                        }
+                        Err(LeaseError::NotValid { state, .. }) => Err(state.to_string()),
+                        Err(LeaseError::NotHolder(_)) => Err("not yours".to_string()),
+                        Err(_) => Err("unknown lease".to_string()),
+                    },
                 },
             };
             out.push(res);
         }
         if !changed.is_empty() {
-            self.commit(|tx, _| {
-                for l in &changed {
-                    store::update_lease(tx, l)?;
-                }
-                Ok(())
+            self.atomically(|core| {
+                core.commit(|tx| {
+                    for l in &changed {
+                        store::update_lease(tx, l)?;
+                    }
+                    Ok(())
+                })
             })?;
         }
         Ok(out)
     }
 
-    /// Record a cumulative report.
+    /// Record a cumulative report, whole or not at all.
     pub fn submit(
         &mut self,
         who: &Principal,
@@ -899,82 +648,153 @@ impl Core {
         pairs: Vec<PairReport>,
         now_ms: u64,
     ) -> Result<SubmitOutcome, CoreError> {
+        let result = self.submit_checked(who, worker, lease_id, seq, pairs, now_ms);
+        if matches!(
+            result,
+            Err(CoreError::BadReport(_) | CoreError::TooLarge(_) | CoreError::BadRequest(_))
+        ) {
+            self.counters.reports_refused += 1;
+        }
+        result
+    }
+
+    fn submit_checked(
+        &mut self,
+        who: &Principal,
+        worker: WorkerId,
+        lease_id: u64,
+        seq: u64,
+        pairs: Vec<PairReport>,
+        now_ms: u64,
+    ) -> Result<SubmitOutcome, CoreError> {
         self.check_worker(who, worker)?;
+        if seq == 0 {
+            return Err(LeaseError::ZeroSeq.into());
+        }
+        if seq > limits::MAX_SEQ {
+            return Err(CoreError::BadRequest(format!(
+                "report number {seq} is above the limit 2^63-1"
+            )));
+        }
+        if pairs.len() > limits::PAIRS_PER_REPORT {
+            return Err(CoreError::TooLarge(format!(
+                "{} pairs in one report (limit {})",
+                pairs.len(),
+                limits::PAIRS_PER_REPORT
+            )));
+        }
         self.expire(now_ms)?;
-        // Validate before anything changes.
+        // Check everything before anything changes.
+        let lease = self
+            .ledger
+            .lease(lease_id)
+            .cloned()
+            .ok_or(LeaseError::UnknownLease(lease_id))?;
+        if lease.worker != worker {
+            return Err(LeaseError::NotHolder(lease_id).into());
+        }
+        let run_id = lease.run;
+        let run = self.runs.get(&run_id).ok_or(CoreError::UnknownRun(run_id))?;
+        if seq <= lease.last_seq {
+            // Committed before (the answer was lost): acknowledge again, change nothing.
+            return Ok(SubmitOutcome {
+                duplicate: true,
+                accepted: 0,
+                reported: lease.reported.len() as u32,
+                continue_lease: lease.state == LeaseState::Active
+                    && run.status == RunStatus::Active,
+            });
+        }
         let mut scores = BTreeMap::new();
         for p in &pairs {
-            if scores.insert(p.index, p.score()?).is_some() {
+            if !lease.pairs.contains(&p.index) {
+                return Err(LeaseError::PairNotInLease {
+                    lease: lease_id,
+                    index: p.index,
+                }
+                .into());
+            }
+            if scores.insert(p.index, facts::check_pair(&run.config, p)?).is_some() {
                 return Err(CoreError::BadReport(format!(
                     "pair {} listed twice",
                     p.index
                 )));
             }
         }
-        let indices: Vec<u64> = scores.keys().copied().collect();
-        let out = self
-            .ledger
-            .report(lease_id, worker, seq, &indices, now_ms)?;
-        let lease = self
-            .ledger
-            .lease(lease_id)
-            .cloned()
-            .ok_or(crate::ledger::LeaseError::UnknownLease(lease_id))?;
-        let run_id = lease.run;
-        if out.duplicate {
-            let status = self.runs.get(&run_id).map(|r| r.status);
-            return Ok(SubmitOutcome {
-                duplicate: true,
-                accepted: 0,
-                reported: out.reported as u32,
-                continue_lease: !out.completed
-                    && lease.state == LeaseState::Active
-                    && status == Some(RunStatus::Active),
-            });
+        let new: BTreeSet<u64> = scores
+            .keys()
+            .copied()
+            .filter(|i| !lease.reported.contains(i))
+            .collect();
+        if let Some(spsa) = &run.spsa {
+            if let Some(i) = new.iter().find(|i| !run.spsa_pairs.contains_key(i)) {
+                // Only a bug can get here: every leased pair of an SPSA run has a perturbation.
+                return Err(CoreError::Internal(format!(
+                    "pair {i} of SPSA run {run_id} has no assignment ({} iterations)",
+                    spsa.credited()
+                )));
+            }
         }
-        let workers = &self.workers;
-        let run = self
-            .runs
-            .get_mut(&run_id)
-            .ok_or(CoreError::UnknownRun(run_id))?;
-        let new: BTreeSet<u64> = out.new_pairs.iter().copied().collect();
         let mut rows = Vec::new();
-        let mut updates: Vec<(u64, String)> = Vec::new();
         for p in pairs.into_iter().filter(|p| new.contains(&p.index)) {
-            let score = scores[&p.index];
-            let games_json =
-                serde_json::to_string(&p.games).map_err(|e| CoreError::Internal(e.to_string()))?;
-            if let (Some(spsa), Some(a)) = (run.spsa.as_mut(), run.spsa_pairs.remove(&p.index)) {
-                match spsa
-                    .report(a.pair_id, score)
-                    .map(serde_json::to_string::<SpsaUpdate>)
-                {
-                    Ok(json) => {
-                        let seq = spsa.history().len() as u64;
-                        updates.push((seq, json.map_err(|e| CoreError::Internal(e.to_string()))?));
-                    }
-                    Err(e) => tracing::warn!(pair = p.index, error = %e, "spsa report skipped"),
-                }
-            }
-            if !run.is_excluded(worker, workers) {
-                let compact = p.index - run.excluded_below(p.index, workers);
-                if let Some(sprt) = run.sprt.as_mut() {
-                    sprt.record(compact, score)
-                        .map_err(|e| CoreError::Internal(e.to_string()))?;
-                }
-            }
-            self.counters.games += p.games.len() as u64;
+            let games = serde_json::to_string(&p.games).map_err(internal)?;
             rows.push((
                 ResultRow {
                     run_id,
                     index: p.index,
                     lease_id,
                     worker_id: worker,
-                    score: score.half_points(),
-                    games: games_json,
+                    score: scores[&p.index].half_points(),
+                    games,
                 },
-                p.pgn_gz,
+                p,
             ));
+        }
+        let was_active = lease.state == LeaseState::Active;
+        self.atomically(|core| {
+            core.apply_report(who, worker, &lease, seq, &scores, rows, was_active, now_ms)
+        })
+    }
+
+    /// The changing half of a submit: every check has passed.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_report(
+        &mut self,
+        who: &Principal,
+        worker: WorkerId,
+        lease: &LeaseRecord,
+        seq: u64,
+        scores: &BTreeMap<u64, PairScore>,
+        rows: Vec<(ResultRow, PairReport)>,
+        was_active: bool,
+        now_ms: u64,
+    ) -> Result<SubmitOutcome, CoreError> {
+        let (lease_id, run_id) = (lease.id, lease.run);
+        let indices: Vec<u64> = scores.keys().copied().collect();
+        let out = self
+            .ledger
+            .report(lease_id, worker, seq, &indices, now_ms)?;
+        let workers = &self.workers;
+        let run = self
+            .runs
+            .get_mut(&run_id)
+            .ok_or(CoreError::UnknownRun(run_id))?;
+        let mut updates: Vec<(u64, String)> = Vec::new();
+        let mut stored = Vec::with_capacity(rows.len());
+        for (row, p) in rows {
+            let score = scores[&p.index];
+            if let (Some(spsa), Some(a)) = (run.spsa.as_mut(), run.spsa_pairs.remove(&p.index)) {
+                let update: &SpsaUpdate = spsa.report(a.pair_id, score).map_err(internal)?;
+                let json = serde_json::to_string(update).map_err(internal)?;
+                updates.push((spsa.history().len() as u64, json));
+            }
+            if !run.is_excluded(worker, workers) {
+                let compact = p.index - run.excluded_below(p.index, workers);
+                if let Some(sprt) = run.sprt.as_mut() {
+                    sprt.record(compact, score).map_err(internal)?;
+                }
+            }
+            self.counters.games += p.games.len() as u64;
             run.pairs.insert(
                 p.index,
                 PairEntry {
@@ -983,17 +803,18 @@ impl Core {
                     games: p.games,
                 },
             );
+            stored.push((row, p.pgn_gz));
         }
-        // Learn how long a pair takes when a lease completes.
-        if out.completed {
+        // Learn how long a pair takes, once, when this report completes the lease.
+        if out.completed && was_active {
             if let Some(&(start, slots)) = self.lease_meta.get(&lease_id) {
                 let secs = now_ms.saturating_sub(start) as f64 / 1000.0;
-                let observed = secs * f64::from(slots) / lease.pairs.len().max(1) as f64;
-                if observed > 0.0 {
-                    run.pair_seconds = 0.7 * run.pair_seconds + 0.3 * observed;
-                }
+                run.timer
+                    .observe(who.token_id, secs, slots, lease.pairs.len());
             }
         }
+        // Any report counts as success for the failure streak.
+        run.failures.clear();
         // Did the run end?
         let mut finish = None;
         if let Some(sprt) = &run.sprt {
@@ -1018,7 +839,11 @@ impl Core {
                 finish = None;
             }
         }
-        let lease_now = self.ledger.lease(lease_id).cloned().unwrap_or(lease);
+        let lease_now = self
+            .ledger
+            .lease(lease_id)
+            .cloned()
+            .ok_or(LeaseError::UnknownLease(lease_id))?;
         let status = self.runs[&run_id].status;
         let reason = self.runs[&run_id].finish_reason.clone();
         let next_fresh = self.ledger.run_record(run_id).map_or(0, |r| r.next_fresh);
@@ -1026,8 +851,8 @@ impl Core {
             .iter()
             .filter_map(|r| self.ledger.lease(r.lease).cloned())
             .collect();
-        self.commit(|tx, _| {
-            for (row, pgn) in &rows {
+        self.commit(|tx| {
+            for (row, pgn) in &stored {
                 store::insert_result(tx, row, pgn)?;
             }
             for (seq, data) in &updates {
@@ -1053,39 +878,100 @@ impl Core {
         })
     }
 
-    /// A worker hands a lease back.
+    /// A worker hands a lease back, optionally because it could not play it.
     pub fn release(
         &mut self,
         who: &Principal,
         worker: WorkerId,
         lease_id: u64,
+        failure: &str,
         now_ms: u64,
-    ) -> Result<u32, CoreError> {
+    ) -> Result<ReleaseOutcome, CoreError> {
         self.check_worker(who, worker)?;
-        let r = self.ledger.release(lease_id, worker, now_ms)?;
-        let n = r.pairs.len() as u32;
-        tracing::info!(
-            lease = lease_id,
-            run = r.run,
-            returned = n,
-            "lease released"
-        );
-        self.persist_returned(&[r])?;
-        Ok(n)
+        check_len("failure reason", failure, limits::FAILURE_BYTES)?;
+        let lease = self
+            .ledger
+            .lease(lease_id)
+            .ok_or(LeaseError::UnknownLease(lease_id))?;
+        if lease.worker != worker {
+            return Err(LeaseError::NotHolder(lease_id).into());
+        }
+        let run_id = lease.run;
+        let failure = failure.trim().to_string();
+        self.atomically(|core| {
+            let r = core.ledger.release(lease_id, worker, now_ms)?;
+            let n = r.pairs.len() as u32;
+            tracing::info!(lease = lease_id, run = r.run, returned = n, failure = %failure, "lease released");
+            core.persist_returned(&[r])?;
+            if failure.is_empty() {
+                return Ok(ReleaseOutcome {
+                    returned: n,
+                    retry_after_ms: 0,
+                });
+            }
+            core.counters.lease_failures += 1;
+            core.record_failure(who, run_id, lease_id, &failure, now_ms)?;
+            Ok(ReleaseOutcome {
+                returned: n,
+                retry_after_ms: core.timing.idle_retry_ms.max(1000),
+            })
+        })
+    }
+
+    /// Count a lease failure: the token cools down on this run; after a few failures with no
+    /// report in between the run pauses itself and says why.
+    fn record_failure(
+        &mut self,
+        who: &Principal,
+        run_id: RunId,
+        lease_id: u64,
+        failure: &str,
+        now_ms: u64,
+    ) -> Result<(), CoreError> {
+        let run = self
+            .runs
+            .get_mut(&run_id)
+            .ok_or(CoreError::UnknownRun(run_id))?;
+        run.cooldown
+            .insert(who.token_id, now_ms + FAILURE_COOLDOWN_MS);
+        run.failures.push((who.token_id, failure.to_string()));
+        // Like an operator's pause, leases in flight may still report.
+        let pause = run.status == RunStatus::Active && run.failures.len() >= FAILURES_TO_PAUSE;
+        if pause {
+            run.status = RunStatus::Paused;
+            run.finish_reason = format!(
+                "paused: {} lease failures, last from {}: {failure}",
+                run.failures.len(),
+                who.name
+            );
+            tracing::warn!(run = run_id, reason = %run.finish_reason, "run paused itself");
+        }
+        let reason = self.runs[&run_id].finish_reason.clone();
+        let status = self.runs[&run_id].status;
+        let token = who.token_id;
+        self.commit(|tx| {
+            store::insert_lease_failure(tx, run_id, lease_id, token, now_ms, failure)?;
+            if pause {
+                store::set_run_status(tx, run_id, status.as_str(), &reason)?;
+            }
+            Ok(())
+        })?;
+        Ok(())
     }
 
     // ----- admin service -----
 
     /// Create a run from a TOML config.
     pub fn create_run(&mut self, toml_text: &str, now_ms: u64) -> Result<Summary, CoreError> {
+        check_len("run config", toml_text, limits::CONFIG_BYTES)?;
         let config = RunConfig::parse(toml_text)?;
         let spsa = match config.spsa_config()? {
-            Some(c) => Some(Spsa::new(c).map_err(|e| CoreError::Internal(e.to_string()))?),
+            Some(c) => Some(Spsa::new(c).map_err(internal)?),
             None => None,
         };
         let snapshot = spsa.as_ref().map(spsa_snapshot).transpose()?;
         let total = config.pairs();
-        let id = self.commit(|tx, _| {
+        let id = self.commit(|tx| {
             Ok(store::insert_run(
                 tx,
                 toml_text,
@@ -1094,13 +980,15 @@ impl Core {
                 now_ms,
             )?)
         })?;
-        let mut run = Run::new(id, config, toml_text.to_string(), now_ms);
-        run.spsa = spsa;
-        run.rebuild_sprt(&self.workers)?;
-        self.ledger.add_run(id, total);
-        self.runs.insert(id, run);
-        tracing::info!(run = id, pairs = total, "run created");
-        self.summary(id)
+        self.atomically(|core| {
+            let mut run = Run::new(id, config, toml_text.to_string(), now_ms);
+            run.spsa = spsa;
+            run.rebuild_sprt(&core.workers)?;
+            core.ledger.add_run(id, total);
+            core.runs.insert(id, run);
+            tracing::info!(run = id, pairs = total, "run created");
+            core.summary(id)
+        })
     }
 
     /// A run's line.
@@ -1146,185 +1034,77 @@ impl Core {
                 to.as_str()
             )));
         }
-        let returned = if to == RunStatus::Stopped {
-            self.ledger.revoke(id, None)
-        } else {
-            Vec::new()
-        };
-        if let Some(run) = self.runs.get_mut(&id) {
-            run.status = to;
-            if to == RunStatus::Stopped {
-                run.finish_reason = "stopped".into();
+        self.atomically(|core| {
+            let returned = if to == RunStatus::Stopped {
+                core.ledger.revoke(id, None)
+            } else {
+                Vec::new()
+            };
+            if let Some(run) = core.runs.get_mut(&id) {
+                run.status = to;
+                run.finish_reason = match to {
+                    RunStatus::Stopped => "stopped".into(),
+                    _ => String::new(),
+                };
+                if to == RunStatus::Active {
+                    run.failures.clear();
+                    run.cooldown.clear();
+                }
             }
-        }
-        let reason = self.runs[&id].finish_reason.clone();
-        self.commit(|tx, _| Ok(store::set_run_status(tx, id, to.as_str(), &reason)?))?;
-        if !returned.is_empty() {
-            self.persist_returned(&returned)?;
-        }
-        tracing::info!(run = id, status = to.as_str(), "run status changed");
-        self.summary(id)
+            let reason = core.runs[&id].finish_reason.clone();
+            core.commit(|tx| Ok(store::set_run_status(tx, id, to.as_str(), &reason)?))?;
+            if !returned.is_empty() {
+                core.persist_returned(&returned)?;
+            }
+            tracing::info!(run = id, status = to.as_str(), "run status changed");
+            core.summary(id)
+        })
     }
 
-    /// Exclude or include a worker's results.
-    pub fn exclude(&mut self, id: RunId, worker: &str, exclude: bool) -> Result<Detail, CoreError> {
-        let run = self.runs.get(&id).ok_or(CoreError::UnknownRun(id))?;
-        let known = self.workers.values().any(|w| w.info.name == worker);
-        if !known {
-            return Err(CoreError::BadRequest(format!("no worker named '{worker}'")));
+    /// Exclude or include a worker's (token's) results.
+    pub fn exclude(&mut self, id: RunId, token: &str, exclude: bool) -> Result<Detail, CoreError> {
+        if !self.runs.contains_key(&id) {
+            return Err(CoreError::UnknownRun(id));
         }
-        let _ = run;
         let worker_ids: Vec<WorkerId> = self
             .workers
             .iter()
-            .filter(|(_, w)| w.info.name == worker)
+            .filter(|(_, w)| w.token_name == token)
             .map(|(&id, _)| id)
             .collect();
-        let mut returned = Vec::new();
-        if exclude {
-            for w in worker_ids {
-                returned.extend(self.ledger.revoke(id, Some(w)));
+        if worker_ids.is_empty() {
+            return Err(CoreError::BadRequest(format!(
+                "no worker token named {:?} has registered",
+                token.chars().take(80).collect::<String>()
+            )));
+        }
+        self.atomically(|core| {
+            let mut returned = Vec::new();
+            if exclude {
+                for w in worker_ids {
+                    returned.extend(core.ledger.revoke(id, Some(w)));
+                }
             }
-        }
-        let run = self.runs.get_mut(&id).ok_or(CoreError::UnknownRun(id))?;
-        if exclude {
-            run.excluded.insert(worker.to_string());
-        } else {
-            run.excluded.remove(worker);
-        }
-        run.rebuild_sprt(&self.workers)?;
-        let name = worker.to_string();
-        self.commit(|tx, _| Ok(store::set_exclusion(tx, id, &name, exclude)?))?;
-        if !returned.is_empty() {
-            self.persist_returned(&returned)?;
-        }
-        self.detail(id)
+            let run = core.runs.get_mut(&id).ok_or(CoreError::UnknownRun(id))?;
+            if exclude {
+                run.excluded.insert(token.to_string());
+            } else {
+                run.excluded.remove(token);
+            }
+            run.rebuild_sprt(&core.workers)?;
+            let name = token.to_string();
+            core.commit(|tx| Ok(store::set_exclusion(tx, id, &name, exclude)?))?;
+            if !returned.is_empty() {
+                core.persist_returned(&returned)?;
+            }
+            core.detail(id)
+        })
     }
 
     /// A run's figures.
     pub fn detail(&self, id: RunId) -> Result<Detail, CoreError> {
         let run = self.runs.get(&id).ok_or(CoreError::UnknownRun(id))?;
-        let mut penta = Pentanomial::default();
-        let mut wdl = [0u64; 3];
-        let mut by_worker: BTreeMap<String, [u64; 5]> = BTreeMap::new();
-        let mut records = Vec::new();
-        for p in run.pairs.values() {
-            let name = self
-                .workers
-                .get(&p.worker)
-                .map_or_else(|| format!("worker-{}", p.worker), |w| w.info.name.clone());
-            by_worker.entry(name.clone()).or_default()[usize::from(p.score.half_points())] += 1;
-            if run.excluded.contains(&name) {
-                continue;
-            }
-            penta.add(p.score);
-            for g in &p.games {
-                let first_half = match (g.outcome, g.first_is_white) {
-                    (Outcome::Draw, _) => 1,
-                    (Outcome::WhiteWin, true) | (Outcome::BlackWin, false) => 2,
-                    _ => 0,
-                };
-                wdl[[2, 1, 0][first_half]] += 1;
-                records.push(GameRecord {
-                    ruleset: g.ruleset.clone(),
-                    result: g.outcome,
-                    plies: g.plies,
-                    termination: g.termination.clone(),
-                    castlings: g.castlings.clone(),
-                });
-            }
-        }
-        let results = Results::Pentanomial(penta);
-        let (elo, nelo) = if penta.pairs() > 0 {
-            (
-                stats::logistic_elo(&results).ok(),
-                stats::normalized_elo(&results).ok(),
-            )
-        } else {
-            (None, None)
-        };
-        let sprt = run.sprt.as_ref().map(|s| {
-            let (lo, hi) = s.sprt().stopping_bounds();
-            let params = run
-                .config
-                .sprt_params()
-                .ok()
-                .flatten()
-                .unwrap_or_else(|| s.sprt().params);
-            (s.llr(), lo, hi, s.state(), params, s.counted().pairs())
-        });
-        let spsa = run
-            .spsa
-            .as_ref()
-            .map(|s| {
-                s.config()
-                    .params
-                    .iter()
-                    .zip(s.theta())
-                    .map(|(p, &v)| (p.name.clone(), v, p.start, p.min, p.max, s.credited()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let rulesets: BTreeSet<&str> = run
-            .config
-            .variants
-            .iter()
-            .map(|v| v.ruleset.as_str())
-            .collect();
-        let study = if run.config.kind == RunKind::Study || rulesets.len() > 1 {
-            let baseline = run
-                .config
-                .study
-                .as_ref()
-                .and_then(|s| s.baseline.as_deref())
-                .filter(|b| records.iter().any(|r| r.ruleset == *b));
-            stats::study::study(&records, baseline).ok()
-        } else {
-            None
-        };
-        let rows: Vec<[u64; 5]> = by_worker.values().copied().collect();
-        let res = residual::residuals(&rows);
-        let workers = by_worker
-            .into_iter()
-            .zip(res)
-            .map(|((name, p), r)| WorkerShare {
-                excluded: run.excluded.contains(&name),
-                name,
-                pentanomial: p,
-                residual: r,
-            })
-            .collect();
-        Ok(Detail {
-            summary: self.summary(id)?,
-            config_toml: run.config_toml.clone(),
-            pentanomial: penta.counts(),
-            wdl,
-            elo,
-            nelo,
-            sprt,
-            spsa,
-            study,
-            workers,
-        })
-    }
-
-    /// The PGN text of a run's finished pairs, one string per pair, in pair order.
-    pub fn pgns(&self, id: RunId) -> Result<Vec<String>, CoreError> {
-        if !self.runs.contains_key(&id) {
-            return Err(CoreError::UnknownRun(id));
-        }
-        let mut out = Vec::new();
-        for (index, gz) in store::pgns(&self.conn, id)? {
-            use std::io::Read;
-            let mut text = String::new();
-            match flate2::read::GzDecoder::new(&gz[..]).read_to_string(&mut text) {
-                Ok(_) => out.push(text),
-                Err(e) => {
-                    tracing::warn!(run = id, pair = index, error = %e, "unreadable pgn skipped")
-                }
-            }
-        }
-        Ok(out)
+        Ok(figures::detail(run, self.summary(id)?, &self.workers))
     }
 
     /// Figures for the metrics endpoint: (workers seen, leases outstanding, queue depth).
@@ -1358,13 +1138,18 @@ impl Core {
                 .collect()
         })
     }
+
+    /// Whether a run exists (for the PGN export, which reads on its own connection).
+    pub fn has_run(&self, id: RunId) -> bool {
+        self.runs.contains_key(&id)
+    }
 }
 
 /// Side of a castling move from the proto's flag.
-pub fn side(white: bool) -> Side {
+pub fn side(white: bool) -> stats::study::Side {
     if white {
-        Side::White
+        stats::study::Side::White
     } else {
-        Side::Black
+        stats::study::Side::Black
     }
 }

@@ -33,6 +33,12 @@ pub enum CoreError {
     /// A request is malformed.
     #[error("{0}")]
     BadRequest(String),
+    /// A request is over one of the API's size limits (`proto::limits`).
+    #[error("over a limit: {0}")]
+    TooLarge(String),
+    /// A quota is used up (registrations per token).
+    #[error("{0}")]
+    Exhausted(String),
     /// The operation does not fit the run's state.
     #[error("{0}")]
     BadState(String),
@@ -57,7 +63,10 @@ impl CoreError {
     /// The gRPC code of this error.
     pub fn code(&self) -> Code {
         match self {
-            Self::Config(_) | Self::BadReport(_) | Self::BadRequest(_) => Code::InvalidArgument,
+            Self::Config(_) | Self::BadReport(_) | Self::BadRequest(_) | Self::TooLarge(_) => {
+                Code::InvalidArgument
+            }
+            Self::Exhausted(_) => Code::ResourceExhausted,
             Self::Lease(e) => match e {
                 LeaseError::UnknownLease(_) | LeaseError::UnknownRun(_) => Code::NotFound,
                 LeaseError::NotHolder(_) => Code::PermissionDenied,

@@ -2,7 +2,9 @@
 //!
 //! * [`serve`] runs the worker, admin and health services over one SQLite file;
 //! * [`ledger`] is the pure exactly-once bookkeeping of pair indices and leases;
-//! * [`core`] applies every operation and commits it before answering;
+//! * [`core`] applies every operation whole and commits it before answering; [`model`] is its
+//!   vocabulary, [`scheduler`] picks runs and sizes leases, [`facts`] checks reports against
+//!   their assignment, [`figures`] computes what a run shows;
 //! * [`config`] reads run configs (TOML) with errors that name the field;
 //! * [`cli`] is the `coordinator` command line (`serve`, `run ...`, `token add`, `stats ...`).
 //!
@@ -24,11 +26,17 @@ pub mod client;
 pub mod config;
 pub mod core;
 pub mod error;
+pub mod facts;
+pub mod figures;
 pub mod ledger;
 pub mod local;
 pub mod metrics;
+pub mod model;
+pub mod pgn_export;
 pub mod report;
 pub mod residual;
+pub mod run;
+pub mod scheduler;
 pub mod server;
 pub mod service;
 pub mod stats_cli;

@@ -114,7 +114,11 @@ pub async fn serve(
         tokens.interceptor(Role::Worker),
     );
     let admin = tonic::service::interceptor::InterceptedService::new(
-        AdminServiceServer::new(AdminApi::new(handle.clone(), metrics))
+        AdminServiceServer::new(AdminApi::new(
+            handle.clone(),
+            metrics,
+            crate::pgn_export::Exporter::new(&config.db),
+        ))
             .max_decoding_message_size(proto::MAX_MESSAGE_BYTES),
         tokens.interceptor(Role::Admin),
     );

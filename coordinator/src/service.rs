@@ -8,6 +8,8 @@ use crate::core::{
 };
 use crate::error::CoreError;
 use crate::metrics::Metrics;
+use crate::model::EngineDecl;
+use crate::pgn_export::{ExportError, Exporter};
 use proto::v1 as pb;
 use stats::study::{CastlingEvent, Outcome};
 use std::pin::Pin;
@@ -53,6 +55,7 @@ impl TryFrom<pb::GameFacts> for GameFacts {
                 })
                 .collect(),
             ruleset: g.ruleset,
+            variant: g.variant,
         })
     }
 }
@@ -81,7 +84,15 @@ impl From<pb::RegisterRequest> for WorkerInfo {
             version: r.version,
             bench_signature: r.bench_signature,
             variants: r.variants,
-            engines: r.engines,
+            engines: r
+                .engines
+                .into_iter()
+                .map(|e| EngineDecl {
+                    name: e.name,
+                    sha256: e.sha256,
+                    bench_signature: e.bench_signature,
+                })
+                .collect(),
         }
     }
 }
@@ -98,6 +109,7 @@ impl From<Grant> for pb::Lease {
             },
             engine: p.engine.clone(),
             options,
+            sha256: p.sha256.clone(),
         };
         let (first_name, second_name) = match c.kind {
             crate::config::RunKind::Spsa => ("theta+", "theta-"),
@@ -189,18 +201,16 @@ impl From<Detail> for pb::RunDetail {
             nelo_ci_low: d.nelo.as_ref().map_or(0.0, |n| n.ci[0]),
             nelo_ci_high: d.nelo.as_ref().map_or(0.0, |n| n.ci[1]),
         });
-        let sprt = d
-            .sprt
-            .map(|(llr, lo, hi, state, p, counted)| pb::SprtFigures {
-                llr,
-                lower_bound: lo,
-                upper_bound: hi,
-                state: state.to_string(),
-                elo0: p.elo0,
-                elo1: p.elo1,
-                model: p.model.to_string().to_lowercase(),
-                counted_pairs: counted,
-            });
+        let sprt = d.sprt.map(|s| pb::SprtFigures {
+            llr: s.llr,
+            lower_bound: s.lower,
+            upper_bound: s.upper,
+            state: s.state.to_string(),
+            elo0: s.params.elo0,
+            elo1: s.params.elo1,
+            model: s.params.model.to_string().to_lowercase(),
+            counted_pairs: s.counted_pairs,
+        });
         let (study, comparisons) = match d.study {
             Some(s) => (
                 s.rulesets
@@ -254,13 +264,13 @@ impl From<Detail> for pb::RunDetail {
             spsa: d
                 .spsa
                 .into_iter()
-                .map(|(name, value, start, min, max, iterations)| pb::SpsaParam {
-                    name,
-                    value,
-                    start,
-                    min,
-                    max,
-                    iterations,
+                .map(|p| pb::SpsaParam {
+                    name: p.name,
+                    value: p.value,
+                    start: p.start,
+                    min: p.min,
+                    max: p.max,
+                    iterations: p.iterations,
                 })
                 .collect(),
             study,
@@ -274,6 +284,7 @@ impl From<Detail> for pb::RunDetail {
                     residual: w.residual.z,
                     flagged: w.residual.flagged,
                     excluded: w.excluded,
+                    labels: w.labels,
                 })
                 .collect(),
             config_toml: d.config_toml,
@@ -420,11 +431,14 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
     ) -> Result<Response<pb::ReleaseResponse>, Status> {
         let who = principal(&req)?;
         let r = req.into_inner();
-        let n = self
+        let out = self
             .core
-            .call(move |core| core.release(&who, r.worker_id, r.lease_id, now_ms()))
+            .call(move |core| core.release(&who, r.worker_id, r.lease_id, &r.failure, now_ms()))
             .await?;
-        Ok(Response::new(pb::ReleaseResponse { returned_pairs: n }))
+        Ok(Response::new(pb::ReleaseResponse {
+            returned_pairs: out.returned,
+            retry_after_ms: out.retry_after_ms,
+        }))
     }
 }
 
@@ -435,12 +449,17 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
 pub struct AdminApi {
     core: CoreHandle,
     metrics: Metrics,
+    exporter: Exporter,
 }
 
 impl AdminApi {
-    /// Over a core.
-    pub fn new(core: CoreHandle, metrics: Metrics) -> Self {
-        Self { core, metrics }
+    /// Over a core; PGN exports read the database through `exporter`.
+    pub fn new(core: CoreHandle, metrics: Metrics, exporter: Exporter) -> Self {
+        Self {
+            core,
+            metrics,
+            exporter,
+        }
     }
 
     async fn set_status(&self, id: u64, to: RunStatus) -> Result<Response<pb::RunSummary>, Status> {
@@ -535,11 +554,14 @@ impl pb::admin_service_server::AdminService for AdminApi {
         tokio::spawn(async move {
             let mut last = None;
             loop {
+                // Mark the current generation seen before reading, so a change made while we
+                // read wakes us again, and our own reads never do.
+                changes.borrow_and_update();
                 let progress = core
                     .call(move |c| {
                         let d = c.detail(id)?;
                         Ok(pb::RunProgress {
-                            llr: d.sprt.map_or(0.0, |s| s.0),
+                            llr: d.sprt.as_ref().map_or(0.0, |s| s.llr),
                             elo: d.elo.map_or(0.0, |e| e.elo),
                             summary: Some(d.summary.into()),
                         })
@@ -565,8 +587,13 @@ impl pb::admin_service_server::AdminService for AdminApi {
                         break;
                     }
                 }
-                if done || changes.changed().await.is_err() {
+                if done {
                     break;
+                }
+                // Wait for a change, or stop as soon as the client has gone.
+                tokio::select! {
+                    r = changes.changed() => if r.is_err() { break },
+                    _ = tx.closed() => break,
                 }
             }
         });
@@ -582,8 +609,22 @@ impl pb::admin_service_server::AdminService for AdminApi {
         req: Request<pb::RunRequest>,
     ) -> Result<Response<Self::ExportPgnStream>, Status> {
         let id = req.into_inner().run_id;
-        let texts = self.core.call(move |core| core.pgns(id)).await?;
-        let stream = tokio_stream::iter(texts.into_iter().map(|text| Ok(pb::PgnChunk { text })));
+        if !self.core.call(move |core| Ok(core.has_run(id))).await? {
+            return Err(CoreError::UnknownRun(id).into());
+        }
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<String, Status>>(4);
+        let exporter = self.exporter.clone();
+        tokio::spawn(async move {
+            exporter
+                .export(id, tx, |e: ExportError| {
+                    Status::from(CoreError::Internal(e.to_string()))
+                })
+                .await;
+        });
+        let stream = tokio_stream::StreamExt::map(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+            |r| r.map(|text| pb::PgnChunk { text }),
+        );
         Ok(Response::new(Box::pin(stream)))
     }
 

@@ -84,7 +84,26 @@ CREATE TABLE exclusions (
     worker TEXT NOT NULL,
     PRIMARY KEY (run_id, worker)
 );
+"#,
+// 2: a worker is its token. Tokens carry a slot count and can be revoked; exclusions name
+// tokens; lease failures are kept with their reasons.
+r#"
+ALTER TABLE tokens ADD COLUMN max_slots INTEGER NOT NULL DEFAULT 64;
+ALTER TABLE tokens ADD COLUMN revoked_ms INTEGER;
+CREATE TABLE lease_failures (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL,
+    lease_id INTEGER NOT NULL,
+    token_id INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL,
+    reason TEXT NOT NULL
+);
+CREATE INDEX lease_failures_run ON lease_failures(run_id);
+DELETE FROM exclusions;
 "#];
+
+/// Slots a worker token gets when `token add` is not told otherwise.
+pub const DEFAULT_MAX_SLOTS: u32 = 64;
 
 /// Open (creating if needed) and migrate a database file.
 pub fn open(path: &Path) -> StoreResult<Connection> {
@@ -122,6 +141,45 @@ pub struct Principal {
     pub name: String,
     /// `worker` or `admin`.
     pub role: Role,
+    /// Most game slots the token's workers may hold at once.
+    pub max_slots: u32,
+}
+
+/// A token as `token list` shows it (never its secret).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRow {
+    /// Row id.
+    pub id: i64,
+    /// Name.
+    pub name: String,
+    /// Role.
+    pub role: String,
+    /// Slots.
+    pub max_slots: u32,
+    /// Created, ms.
+    pub created_ms: u64,
+    /// Revoked at, ms.
+    pub revoked_ms: Option<u64>,
+}
+
+/// Why a token could not be added or revoked.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    /// Names identify workers in figures and exclusions: they must be unique.
+    #[error("a token named {0:?} exists already (token names identify workers)")]
+    Duplicate(String),
+    /// A name must be printable and short.
+    #[error("token name must be 1 to 64 printable characters, got {0:?}")]
+    BadName(String),
+    /// No live token of that name.
+    #[error("no live token named {0:?}")]
+    Unknown(String),
+    /// Slots must be positive.
+    #[error("--max-slots must be between 1 and 1000000")]
+    BadSlots,
+    /// Storage.
+    #[error("storage: {0}")]
+    Storage(#[from] rusqlite::Error),
 }
 
 /// What a token may do.
@@ -158,40 +216,125 @@ pub fn hash_token(token: &str) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Create a token with the default slot count; returns the token text (shown once).
+pub fn add_token(
+    conn: &Connection,
+    name: &str,
+    role: Role,
+    now_ms: u64,
+) -> Result<String, TokenError> {
+    add_token_with_slots(conn, name, role, DEFAULT_MAX_SLOTS, now_ms)
+}
+
 /// Create a token; returns the token text (shown once).
-pub fn add_token(conn: &Connection, name: &str, role: Role, now_ms: u64) -> StoreResult<String> {
+pub fn add_token_with_slots(
+    conn: &Connection,
+    name: &str,
+    role: Role,
+    max_slots: u32,
+    now_ms: u64,
+) -> Result<String, TokenError> {
     use rand::RngCore;
+    if name.is_empty() || name.len() > 64 || name.chars().any(char::is_control) {
+        return Err(TokenError::BadName(name.to_string()));
+    }
+    if max_slots == 0 || max_slots > 1_000_000 {
+        return Err(TokenError::BadSlots);
+    }
+    let exists: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM tokens WHERE name = ?1 AND revoked_ms IS NULL)",
+        params![name],
+        |r| r.get(0),
+    )?;
+    if exists {
+        return Err(TokenError::Duplicate(name.to_string()));
+    }
     let mut bytes = [0u8; 24];
     rand::thread_rng().fill_bytes(&mut bytes);
     let secret: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let token = format!("vt{}_{secret}", &role.as_str()[..1]);
     conn.execute(
-        "INSERT INTO tokens (name, role, hash, created_ms) VALUES (?1, ?2, ?3, ?4)",
-        params![name, role.as_str(), hash_token(&token), now_ms as i64],
+        "INSERT INTO tokens (name, role, hash, created_ms, max_slots) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![name, role.as_str(), hash_token(&token), now_ms as i64, max_slots],
     )?;
     Ok(token)
 }
 
-/// Look a token up by its text.
+/// Revoke a live token by name: from now on it authenticates nothing.
+pub fn revoke_token(conn: &Connection, name: &str, now_ms: u64) -> Result<(), TokenError> {
+    let n = conn.execute(
+        "UPDATE tokens SET revoked_ms = ?2 WHERE name = ?1 AND revoked_ms IS NULL",
+        params![name, now_ms as i64],
+    )?;
+    if n == 0 {
+        return Err(TokenError::Unknown(name.to_string()));
+    }
+    Ok(())
+}
+
+/// Every token, oldest first.
+pub fn list_tokens(conn: &Connection) -> StoreResult<Vec<TokenRow>> {
+    let mut q = conn.prepare(
+        "SELECT id, name, role, max_slots, created_ms, revoked_ms FROM tokens ORDER BY id",
+    )?;
+    let rows = q.query_map([], |r| {
+        Ok(TokenRow {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            role: r.get(2)?,
+            max_slots: r.get(3)?,
+            created_ms: u(r.get(4)?),
+            revoked_ms: r.get::<_, Option<i64>>(5)?.map(u),
+        })
+    })?;
+    rows.collect()
+}
+
+/// Look a live (not revoked) token up by its text.
 pub fn find_token(conn: &Connection, token: &str) -> StoreResult<Option<Principal>> {
     conn.query_row(
-        "SELECT id, name, role FROM tokens WHERE hash = ?1",
+        "SELECT id, name, role, max_slots FROM tokens WHERE hash = ?1 AND revoked_ms IS NULL",
         params![hash_token(token)],
         |r| {
             let role: String = r.get(2)?;
-            Ok((r.get(0)?, r.get(1)?, role))
+            Ok((r.get(0)?, r.get(1)?, role, r.get(3)?))
         },
     )
     .optional()
     .map(|o| {
-        o.and_then(|(token_id, name, role)| {
+        o.and_then(|(token_id, name, role, max_slots)| {
             Role::parse(&role).map(|role| Principal {
                 token_id,
                 name,
                 role,
+                max_slots,
             })
         })
     })
+}
+
+/// Names of every token by id (revoked ones included: their results stay attributed).
+pub fn token_names(conn: &Connection) -> StoreResult<BTreeMap<i64, String>> {
+    let mut q = conn.prepare("SELECT id, name FROM tokens")?;
+    let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
+/// Record a lease failure a worker reported.
+pub fn insert_lease_failure(
+    tx: &Transaction<'_>,
+    run_id: u64,
+    lease_id: u64,
+    token_id: i64,
+    now_ms: u64,
+    reason: &str,
+) -> StoreResult<()> {
+    tx.execute(
+        "INSERT INTO lease_failures (run_id, lease_id, token_id, at_ms, reason)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![run_id as i64, lease_id as i64, token_id, now_ms as i64, reason],
+    )?;
+    Ok(())
 }
 
 /// A stored worker registration.

@@ -1,313 +1,16 @@
 //! The coordinator booted for real on 127.0.0.1:0 with a temporary database, driven by
 //! synthetic workers that play no games and report made-up pair results.
 
-use coordinator::client::Bearer;
-use coordinator::core::Timing;
+mod common;
+
+use common::*;
 use coordinator::store::{self, Role};
-use coordinator::ServeConfig;
 use proto::v1 as pb;
 use proto::v1::admin_service_client::AdminServiceClient;
 use proto::v1::worker_service_client::WorkerServiceClient;
-use std::future::Future;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
-use tonic::service::interceptor::InterceptedService;
-use tonic::transport::Channel;
+use std::path::PathBuf;
+use std::time::Duration;
 use tonic::Code;
-
-type Worker = WorkerServiceClient<InterceptedService<Channel, Bearer>>;
-type Admin = AdminServiceClient<InterceptedService<Channel, Bearer>>;
-
-/// Poll `check` until it returns `Some`, or fail after `timeout`.
-async fn wait_until<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(v) = check().await {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-struct Server {
-    url: String,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<Result<(), coordinator::server::ServeError>>>,
-}
-
-impl Server {
-    async fn start(db: &Path, timing: Timing) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let mut config = ServeConfig::new(db);
-        config.timing = timing;
-        config.sweep_interval = Duration::from_millis(100);
-        let (stop, rx) = oneshot::channel();
-        let task = tokio::spawn(coordinator::serve(config, listener, None, async {
-            let _ = rx.await;
-        }));
-        let s = Self {
-            url,
-            stop: Some(stop),
-            task: Some(task),
-        };
-        // Ready when the health service answers.
-        let url = s.url.clone();
-        wait_until("server ready", Duration::from_secs(20), || {
-            let url = url.clone();
-            async move {
-                let ch = Channel::from_shared(url).ok()?.connect().await.ok()?;
-                let mut h = tonic_health::pb::health_client::HealthClient::new(ch);
-                h.check(tonic_health::pb::HealthCheckRequest {
-                    service: String::new(),
-                })
-                .await
-                .ok()
-            }
-        })
-        .await;
-        s
-    }
-
-    async fn shutdown(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = self.task.take() {
-            task.await.unwrap().unwrap();
-        }
-    }
-
-    async fn channel(&self) -> Channel {
-        Channel::from_shared(self.url.clone())
-            .unwrap()
-            .connect()
-            .await
-            .unwrap()
-    }
-
-    async fn worker(&self, token: &str) -> Worker {
-        WorkerServiceClient::with_interceptor(self.channel().await, Bearer::new(token).unwrap())
-    }
-
-    async fn admin(&self, token: &str) -> Admin {
-        AdminServiceClient::with_interceptor(self.channel().await, Bearer::new(token).unwrap())
-    }
-}
-
-struct Env {
-    _dir: tempfile::TempDir,
-    db: PathBuf,
-    admin: String,
-    workers: Vec<String>,
-}
-
-fn env() -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cluster.db");
-    let conn = store::open(&db).unwrap();
-    let admin = store::add_token(&conn, "ops", Role::Admin, 0).unwrap();
-    let workers = (0..3)
-        .map(|i| store::add_token(&conn, &format!("box{i}"), Role::Worker, 0).unwrap())
-        .collect();
-    Env {
-        _dir: dir,
-        db,
-        admin,
-        workers,
-    }
-}
-
-fn timing(lease_ms: u64) -> Timing {
-    Timing {
-        lease_timeout_ms: lease_ms,
-        heartbeat_interval_ms: lease_ms / 3,
-        idle_retry_ms: 50,
-    }
-}
-
-fn config(kind: &str, games: u64, extra: &str) -> String {
-    format!(
-        r#"
-name = "{kind} test"
-kind = "{kind}"
-games = {games}
-seed = 7
-batch_seconds = 1
-
-[limits]
-nodes = 500
-
-[[variants]]
-variant = "latte"
-ruleset = "normal"
-
-[[variants]]
-variant = "latte"
-ruleset = "luft"
-
-[first]
-engine = "builtin"
-{extra}
-"#
-    )
-}
-
-fn gz(text: &str) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(text.as_bytes()).unwrap();
-    e.finish().unwrap()
-}
-
-/// A made-up pair: outcomes from the index, `bias` > 0 favours `first`.
-fn synthetic(task: &pb::PairTask, bias: u64, pgn: bool) -> pb::PairResult {
-    let h = task.index.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 33;
-    let game = |first_is_white: bool, k: u64| {
-        let r = (h >> (k * 3)) % (3 + bias);
-        // 0: first wins, 1: draw, 2: first loses, >= 3: first wins.
-        let first_wins = r == 0 || r >= 3;
-        let outcome = match (r, first_is_white) {
-            (1, _) => pb::GameOutcome::Draw,
-            (_, true) if first_wins => pb::GameOutcome::WhiteWin,
-            (_, false) if first_wins => pb::GameOutcome::BlackWin,
-            (_, true) => pb::GameOutcome::BlackWin,
-            (_, false) => pb::GameOutcome::WhiteWin,
-        };
-        pb::GameFacts {
-            outcome: outcome as i32,
-            first_is_white,
-            termination: "checkmate".into(),
-            plies: 40 + (h % 50) as u32,
-            castlings: vec![pb::Castling {
-                white: true,
-                kind: if task.ruleset == "luft" {
-                    "O-O-L"
-                } else {
-                    "O-O"
-                }
-                .into(),
-                move_number: 8,
-            }],
-            ruleset: task.ruleset.clone(),
-        }
-    };
-    pb::PairResult {
-        index: task.index,
-        games: vec![game(true, 0), game(false, 1)],
-        pgn_gz: if pgn {
-            gz(&format!(
-                "[Event \"pair {i}\"]\n[Round \"{i}.1\"]\n\n1. e4 *\n\n[Event \"pair {i}\"]\n[Round \"{i}.2\"]\n\n1. d4 *\n",
-                i = task.index
-            ))
-        } else {
-            Vec::new()
-        },
-    }
-}
-
-async fn register(w: &mut Worker, name: &str) -> u64 {
-    w.register(pb::RegisterRequest {
-        name: name.into(),
-        cores: 2,
-        version: "0.1.0".into(),
-        variants: vec!["latte".into(), "chess".into()],
-        ..Default::default()
-    })
-    .await
-    .unwrap()
-    .into_inner()
-    .worker_id
-}
-
-async fn lease(w: &mut Worker, id: u64, max_pairs: u32) -> Option<pb::Lease> {
-    w.lease(pb::LeaseRequest {
-        worker_id: id,
-        concurrency: 2,
-        max_pairs,
-    })
-    .await
-    .unwrap()
-    .into_inner()
-    .lease
-}
-
-/// Play a lease to the end, reporting after every pair. Returns the number of reports.
-async fn play(w: &mut Worker, id: u64, l: &pb::Lease, bias: u64) -> u64 {
-    let mut done = Vec::new();
-    let mut seq = 0;
-    for task in &l.pairs {
-        done.push(synthetic(task, bias, l.upload_pgn));
-        seq += 1;
-        let r = w
-            .submit(pb::SubmitRequest {
-                worker_id: id,
-                lease_id: l.lease_id,
-                seq,
-                pairs: done.clone(),
-            })
-            .await;
-        match r {
-            Ok(r) if r.get_ref().continue_lease => {}
-            Ok(_) => break,
-            // The run ended under us (an SPRT decided): the lease was revoked.
-            Err(s) if s.code() == Code::FailedPrecondition => break,
-            Err(s) => panic!("submit failed: {s}"),
-        }
-    }
-    seq
-}
-
-/// Work until no run has anything left.
-async fn work(mut w: Worker, name: &str, bias: u64) -> u64 {
-    let id = register(&mut w, name).await;
-    let mut pairs = 0;
-    let mut idle = 0;
-    while idle < 5 {
-        match lease(&mut w, id, 3).await {
-            Some(l) => {
-                idle = 0;
-                play(&mut w, id, &l, bias).await;
-                pairs += l.pairs.len() as u64;
-            }
-            None => {
-                idle += 1;
-                tokio::time::sleep(Duration::from_millis(30)).await;
-            }
-        }
-    }
-    pairs
-}
-
-async fn show(a: &mut Admin, id: u64) -> pb::RunDetail {
-    a.show_run(pb::RunRequest { run_id: id })
-        .await
-        .unwrap()
-        .into_inner()
-}
-
-async fn create(a: &mut Admin, text: String) -> u64 {
-    a.create_run(pb::CreateRunRequest { config_toml: text })
-        .await
-        .unwrap()
-        .into_inner()
-        .run_id
-}
-
-fn assert_exact(d: &pb::RunDetail) {
-    let s = d.summary.as_ref().unwrap();
-    assert_eq!(s.pairs_done, s.pairs_total, "{s:?}");
-    assert_eq!(s.state, pb::RunState::Finished as i32, "{s:?}");
-    assert_eq!(d.pentanomial.iter().sum::<u64>(), s.pairs_total);
-    assert_eq!(d.wins + d.draws + d.losses, 2 * s.pairs_total);
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn match_study_and_spsa_runs_complete_with_exact_totals() {
@@ -325,7 +28,7 @@ async fn match_study_and_spsa_runs_complete_with_exact_totals() {
         config(
             "spsa",
             30,
-            "[spsa]\nparams = \"\"\"\nKnightValue,300,200,400,10,0.002\nScale,float,1.0,0.5,2.0,0.1,0.01\n\"\"\"\n",
+            "[spsa]\nparams = \"\"\"\nKnightValueMg,300,200,400,10,0.002\nBishopValueMg,300,200,400,10,0.002\n\"\"\"\n",
         ),
     )
     .await;
@@ -401,7 +104,7 @@ async fn killed_worker_lease_expires_and_is_reissued() {
     let e = env();
     let server = Server::start(&e.db, timing(600)).await;
     let mut admin = server.admin(&e.admin).await;
-    let id = create(&mut admin, config("match", 20, "")).await;
+    let id = create(&mut admin, config("match", 80, "")).await;
 
     // A worker takes 4 pairs, reports one, and dies.
     let mut dead = server.worker(&e.workers[0]).await;
@@ -468,7 +171,7 @@ async fn killed_worker_lease_expires_and_is_reissued() {
         .iter()
         .map(|w| (w.name.clone(), w.pairs))
         .collect();
-    assert_eq!(per_worker, vec![("box0".into(), 1), ("box1".into(), 9)]);
+    assert_eq!(per_worker, vec![("box0".into(), 1), ("box1".into(), 39)]);
     server.shutdown().await;
 }
 
@@ -482,7 +185,7 @@ async fn coordinator_restart_mid_run_loses_and_doubles_nothing() {
         config(
             "spsa",
             24,
-            "[spsa]\nparams = \"KnightValue,300,200,400,10,0.002\"\n",
+            "[spsa]\nparams = \"KnightValueMg,300,200,400,10,0.002\"\n",
         ),
     )
     .await;
@@ -551,7 +254,7 @@ async fn duplicate_and_stolen_or_expired_submissions_are_rejected() {
     let e = env();
     let server = Server::start(&e.db, timing(30_000)).await;
     let mut admin = server.admin(&e.admin).await;
-    let id = create(&mut admin, config("match", 20, "")).await;
+    let id = create(&mut admin, config("match", 80, "")).await;
     let mut w = server.worker(&e.workers[0]).await;
     let wid = register(&mut w, "box0").await;
     let l = lease(&mut w, wid, 3).await.unwrap();
@@ -614,6 +317,7 @@ async fn duplicate_and_stolen_or_expired_submissions_are_rejected() {
         .release(pb::ReleaseRequest {
             worker_id: wid,
             lease_id: l.lease_id,
+            failure: String::new(),
         })
         .await
         .unwrap()
@@ -714,6 +418,7 @@ async fn real_worker_plays_a_small_match_at_500_nodes() {
             spool: spool.clone(),
             book_dir: PathBuf::from("."),
             exit_when_idle: true,
+            engines: Default::default(),
         },
         stage,
     )

@@ -20,3 +20,42 @@ pub mod v1 {
 
 /// Largest message either side accepts, in bytes (a lease report with PGNs stays far below).
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The size limits of the API, as the proto's header documents them. The coordinator refuses
+/// anything over them; the worker keeps its reports within them.
+pub mod limits {
+    /// Longest worker label (registration `name`), bytes.
+    pub const NAME_BYTES: usize = 64;
+    /// Longest worker version string, bytes.
+    pub const VERSION_BYTES: usize = 32;
+    /// Longest engine name, bytes.
+    pub const ENGINE_NAME_BYTES: usize = 64;
+    /// Longest variant or rule-set id in a report, bytes.
+    pub const RULES_ID_BYTES: usize = 32;
+    /// Longest termination id, bytes.
+    pub const TERMINATION_BYTES: usize = 32;
+    /// Longest castling kind id, bytes.
+    pub const CASTLING_KIND_BYTES: usize = 16;
+    /// Longest lease failure reason, bytes.
+    pub const FAILURE_BYTES: usize = 512;
+    /// Longest run config, bytes.
+    pub const CONFIG_BYTES: usize = 64 * 1024;
+    /// Most variants in a registration.
+    pub const VARIANTS: usize = 8;
+    /// Most engines in a registration.
+    pub const ENGINES: usize = 16;
+    /// Most live registrations per token.
+    pub const REGISTRATIONS_PER_TOKEN: usize = 64;
+    /// Most pairs in one report (and in one lease).
+    pub const PAIRS_PER_REPORT: usize = 256;
+    /// Most castling moves in one game.
+    pub const CASTLINGS_PER_GAME: usize = 4;
+    /// Longest game, plies.
+    pub const PLIES: u32 = 100_000;
+    /// Largest compressed PGN of a pair, bytes.
+    pub const PGN_GZ_BYTES: usize = 256 * 1024;
+    /// Largest inflated PGN of a pair, bytes.
+    pub const PGN_TEXT_BYTES: usize = 4 * 1024 * 1024;
+    /// Largest report number.
+    pub const MAX_SEQ: u64 = i64::MAX as u64;
+}

@@ -72,13 +72,21 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
 
-    // Fresh tokens for this session; the database keeps only their hashes.
+    // Fresh tokens for this session (the database keeps only hashes, so a resumed session
+    // revokes the last one's and makes new ones under the same names).
     let (admin_token, worker_token) = {
         let conn = store::open(&db).with_context(|| format!("database {}", db.display()))?;
         let now = crate::service::now_ms();
+        for name in ["local-admin", "local-worker"] {
+            match store::revoke_token(&conn, name, now) {
+                Ok(()) | Err(store::TokenError::Unknown(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let slots = u32::try_from(workers).unwrap_or(u32::MAX).max(1);
         (
             store::add_token(&conn, "local-admin", Role::Admin, now)?,
-            store::add_token(&conn, "local-worker", Role::Worker, now)?,
+            store::add_token_with_slots(&conn, "local-worker", Role::Worker, slots, now)?,
         )
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -105,6 +113,7 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
                 spool: state.join(format!("spool-{}.log", i + 1)),
                 book_dir: PathBuf::from("."),
                 exit_when_idle: false,
+                engines: Default::default(),
             };
             pool.spawn(worker::cluster::run(config, stage.clone()));
         }

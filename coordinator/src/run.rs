@@ -1,0 +1,209 @@
+//! A run in memory: its config, state, counted pairs, SPSA and SPRT, and the per-pair work it
+//! hands out.
+
+use crate::config::RunConfig;
+use crate::error::CoreError;
+use crate::ledger::{RunId, WorkerId};
+use crate::model::{GameFacts, PairWork, RunStatus};
+use crate::scheduler::PairTimer;
+use stats::spsa::{PairAssignment, Spsa};
+use stats::{OrderedSprt, PairScore};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A worker registration as the core keeps it.
+#[derive(Debug, Clone)]
+pub struct Worker {
+    /// The token it registered with: its identity.
+    pub token_id: i64,
+    /// The token's name (what figures and exclusion go by).
+    pub token_name: String,
+    /// What it declared.
+    pub info: crate::model::WorkerInfo,
+}
+
+/// One counted pair.
+#[derive(Debug, Clone)]
+pub struct PairEntry {
+    /// Who reported it.
+    pub worker: WorkerId,
+    /// `first`'s score.
+    pub score: PairScore,
+    /// The two games.
+    pub games: Vec<GameFacts>,
+}
+
+/// A run in memory.
+#[derive(Debug)]
+pub struct Run {
+    /// Id.
+    pub id: RunId,
+    /// Parsed config.
+    pub config: RunConfig,
+    /// Config as created.
+    pub config_toml: String,
+    /// Lifecycle.
+    pub status: RunStatus,
+    /// Why it ended or paused itself.
+    pub finish_reason: String,
+    /// Created, ms.
+    pub created_ms: u64,
+    /// Counted pairs by index.
+    pub pairs: BTreeMap<u64, PairEntry>,
+    /// SPSA state (SPSA runs).
+    pub spsa: Option<Spsa>,
+    /// SPSA assignment of each leased, unreported pair index.
+    pub spsa_pairs: BTreeMap<u64, PairAssignment>,
+    /// SPRT state (SPRT runs).
+    pub sprt: Option<OrderedSprt>,
+    /// Excluded token names.
+    pub excluded: BTreeSet<String>,
+    /// Pair-time estimates per token.
+    pub timer: PairTimer,
+    /// Lease failures since the run last became active: (token, reason).
+    pub failures: Vec<(i64, String)>,
+    /// Tokens that failed a lease of this run, until when (ms) they are not given it again.
+    pub cooldown: BTreeMap<i64, u64>,
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// An SPSA value as the engine receives it.
+pub fn value_string(kind: stats::spsa::ParamKind, v: f64) -> String {
+    match kind {
+        stats::spsa::ParamKind::Int => format!("{}", v.round() as i64),
+        stats::spsa::ParamKind::Float => format!("{v}"),
+    }
+}
+
+/// Serialise an SPSA state without its history (kept as rows).
+pub fn spsa_snapshot(spsa: &Spsa) -> Result<String, CoreError> {
+    let mut v = serde_json::to_value(spsa).map_err(|e| CoreError::Internal(e.to_string()))?;
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("history".into(), serde_json::Value::Array(Vec::new()));
+    }
+    Ok(v.to_string())
+}
+
+/// Rebuild an SPSA state from its snapshot and history rows.
+pub fn spsa_restore(snapshot: &str, history: &[String]) -> Result<Spsa, CoreError> {
+    let bad = |e: serde_json::Error| CoreError::Internal(format!("stored SPSA state: {e}"));
+    let mut v: serde_json::Value = serde_json::from_str(snapshot).map_err(bad)?;
+    let rows = history
+        .iter()
+        .map(|h| serde_json::from_str::<serde_json::Value>(h))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad)?;
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("history".into(), serde_json::Value::Array(rows));
+    }
+    serde_json::from_value(v).map_err(bad)
+}
+
+fn initial_pair_seconds(c: &RunConfig) -> f64 {
+    // Two games of ~160 plies; a node-limited move at ~1 Mnps.
+    let per_move = if c.limits.movetime_ms > 0 {
+        c.limits.movetime_ms as f64 / 1000.0
+    } else if c.limits.nodes > 0 {
+        c.limits.nodes as f64 / 1e6
+    } else {
+        0.2
+    };
+    (2.0 * 160.0 * per_move).max(0.01)
+}
+
+impl Run {
+    /// A new, active run.
+    pub fn new(id: RunId, config: RunConfig, config_toml: String, created_ms: u64) -> Self {
+        Self {
+            id,
+            timer: PairTimer::new(initial_pair_seconds(&config)),
+            config,
+            config_toml,
+            status: RunStatus::Active,
+            finish_reason: String::new(),
+            created_ms,
+            pairs: BTreeMap::new(),
+            spsa: None,
+            spsa_pairs: BTreeMap::new(),
+            sprt: None,
+            excluded: BTreeSet::new(),
+            failures: Vec::new(),
+            cooldown: BTreeMap::new(),
+        }
+    }
+
+    /// Whether a worker's results are excluded (by its token).
+    pub fn is_excluded(&self, worker: WorkerId, workers: &BTreeMap<WorkerId, Worker>) -> bool {
+        !self.excluded.is_empty()
+            && workers
+                .get(&worker)
+                .is_some_and(|w| self.excluded.contains(&w.token_name))
+    }
+
+    /// Rebuild the ordered SPRT from the counted pairs. Excluded workers' pairs are skipped:
+    /// indices are compacted so their gaps do not hold the prefix back.
+    pub fn rebuild_sprt(&mut self, workers: &BTreeMap<WorkerId, Worker>) -> Result<(), CoreError> {
+        let Some(params) = self.config.sprt_params().map_err(CoreError::Config)? else {
+            return Ok(());
+        };
+        let batch = self.config.sprt.as_ref().map_or(1, |s| s.batch_pairs);
+        let mut sprt =
+            OrderedSprt::new(params, batch).map_err(|e| CoreError::Internal(e.to_string()))?;
+        let mut skipped = 0u64;
+        for (&i, p) in &self.pairs {
+            if self.is_excluded(p.worker, workers) {
+                skipped += 1;
+                continue;
+            }
+            sprt.record(i - skipped, p.score)
+                .map_err(|e| CoreError::Internal(e.to_string()))?;
+        }
+        self.sprt = Some(sprt);
+        Ok(())
+    }
+
+    /// Excluded pairs below `index` (for compacted SPRT indices).
+    pub fn excluded_below(&self, index: u64, workers: &BTreeMap<WorkerId, Worker>) -> u64 {
+        if self.excluded.is_empty() {
+            return 0;
+        }
+        self.pairs
+            .range(..index)
+            .filter(|(_, p)| self.is_excluded(p.worker, workers))
+            .count() as u64
+    }
+
+    /// The work of one pair index.
+    pub fn work_for(&self, index: u64) -> PairWork {
+        let entry = self.config.entry_for_pair(index);
+        let book = if entry.book.is_empty() {
+            self.config.book.clone()
+        } else {
+            entry.book.clone()
+        };
+        let mut w = PairWork {
+            index,
+            variant: entry.variant.clone(),
+            ruleset: entry.ruleset.clone(),
+            book,
+            seed: splitmix(self.config.seed ^ splitmix(index)),
+            first_options: BTreeMap::new(),
+            second_options: BTreeMap::new(),
+        };
+        if let (Some(spsa), Some(a)) = (&self.spsa, self.spsa_pairs.get(&index)) {
+            for (i, p) in spsa.config().params.iter().enumerate() {
+                w.first_options
+                    .insert(p.name.clone(), value_string(p.kind, a.plus[i]));
+                w.second_options
+                    .insert(p.name.clone(), value_string(p.kind, a.minus[i]));
+            }
+        }
+        w
+    }
+}
