@@ -26,6 +26,7 @@ pub fn spawn(core: Core) -> std::io::Result<(CoreHandle, std::thread::JoinHandle
         .spawn(move || {
             let mut core = core;
             while let Ok(job) = rx.recv() {
+                core.counters.calls += 1;
                 job(&mut core);
                 // Only commits count as changes: a watcher's own reads must not wake it.
                 let generation = core.generation();

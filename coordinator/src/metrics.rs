@@ -71,6 +71,24 @@ impl Metrics {
             queue as f64,
         );
         metric(
+            "cluster_core_calls_total",
+            "counter",
+            "Operations run on the core thread since start.",
+            counters.calls as f64,
+        );
+        metric(
+            "cluster_reports_refused_total",
+            "counter",
+            "Reports refused as malformed, forged or over a limit since start.",
+            counters.reports_refused as f64,
+        );
+        metric(
+            "cluster_lease_failures_total",
+            "counter",
+            "Leases workers could not play, since start.",
+            counters.lease_failures as f64,
+        );
+        metric(
             "cluster_commit_seconds_sum",
             "counter",
             "Total time spent in database commits.",

@@ -306,4 +306,6 @@ pub struct Counters {
     pub reports_refused: u64,
     /// Lease failures reported by workers since start.
     pub lease_failures: u64,
+    /// Operations run on the core thread since start.
+    pub calls: u64,
 }

@@ -1,0 +1,637 @@
+//! Hostile and buggy clients against a real coordinator on 127.0.0.1:0: one test per finding
+//! of the adversarial review (issue 10), each written as the attack that used to work.
+
+mod common;
+
+use common::*;
+use coordinator::store::{self, Role};
+use proto::limits;
+use proto::v1 as pb;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::time::Duration;
+use tonic::Code;
+
+fn submit(worker_id: u64, lease_id: u64, seq: u64, pairs: Vec<pb::PairResult>) -> pb::SubmitRequest {
+    pb::SubmitRequest {
+        worker_id,
+        lease_id,
+        seq,
+        pairs,
+    }
+}
+
+async fn metric(admin: &mut Admin, name: &str) -> f64 {
+    let text = admin
+        .metrics(pb::MetricsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .text;
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no metric {name} in {text}"))
+}
+
+async fn create_err(admin: &mut Admin, text: String) -> tonic::Status {
+    admin
+        .create_run(pb::CreateRunRequest { config_toml: text })
+        .await
+        .unwrap_err()
+}
+
+/// Finding 1: a report is applied whole or not at all, whatever fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f01_a_failed_report_changes_nothing_and_can_be_sent_again() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    // The configs that used to fail inside Submit are refused at create.
+    let err = create_err(
+        &mut admin,
+        config("sprt", 400, "[sprt]\nelo0 = 0\nelo1 = 5\nmodel = \"bayeselo\"\n"),
+    )
+    .await;
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("sprt.model"), "{err}");
+    let err = create_err(&mut admin, config("sprt", 400, "[sprt]\nelo0 = -1e308\nelo1 = 5\n")).await;
+    assert!(err.message().contains("sprt.elo0"), "{err}");
+
+    // Any failure after the checks: the database refuses the insert (a trigger stands in for
+    // a full disk or a bug).
+    let id = create(
+        &mut admin,
+        config("sprt", 400, "[sprt]\nelo0 = 0\nelo1 = 5\n"),
+    )
+    .await;
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    let l = lease(&mut w, wid, 2).await.unwrap();
+    let pairs: Vec<pb::PairResult> = l.pairs.iter().map(|t| synthetic(t, 0, true)).collect();
+    let side = store::open(&e.db).unwrap();
+    side.execute_batch(
+        "CREATE TRIGGER fail_results BEFORE INSERT ON pair_results
+         BEGIN SELECT RAISE(FAIL, 'injected failure'); END;",
+    )
+    .unwrap();
+    let err = w
+        .submit(submit(wid, l.lease_id, 1, pairs.clone()))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Internal, "{err}");
+    let d = show(&mut admin, id).await;
+    assert_eq!(d.summary.as_ref().unwrap().pairs_done, 0, "memory ran ahead");
+    assert_eq!(d.pentanomial.iter().sum::<u64>(), 0);
+    assert_eq!(d.sprt.as_ref().unwrap().counted_pairs, 0);
+    side.execute_batch("DROP TRIGGER fail_results").unwrap();
+    // The retry is counted, not answered `duplicate`.
+    let r = w
+        .submit(submit(wid, l.lease_id, 1, pairs))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!r.duplicate);
+    assert_eq!(r.accepted_pairs, 2);
+    let d = show(&mut admin, id).await;
+    assert_eq!(d.summary.as_ref().unwrap().pairs_done, 2);
+    assert_eq!(d.sprt.unwrap().counted_pairs, 2);
+    server.shutdown().await;
+}
+
+/// Finding 2: watchers wake on changes only, and stop when their client goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f02_watch_run_does_not_spin() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(&mut admin, config("match", 40, "")).await;
+    let mut watches = Vec::new();
+    for _ in 0..3 {
+        let mut s = admin
+            .watch_run(pb::RunRequest { run_id: id })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(s.message().await.unwrap().is_some());
+        watches.push(s);
+    }
+    let before = metric(&mut admin, "cluster_core_calls_total").await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let after = metric(&mut admin, "cluster_core_calls_total").await;
+    // A spinning watcher makes thousands of calls a second; idle ones make none (the sweeper
+    // makes a couple, the metrics calls one each).
+    assert!(after - before < 20.0, "{} core calls while idle", after - before);
+    // A change wakes each watcher once.
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    let l = lease(&mut w, wid, 1).await.unwrap();
+    play(&mut w, wid, &l, 0).await;
+    for s in &mut watches {
+        let p = s.message().await.unwrap().unwrap();
+        assert!(p.summary.is_some());
+    }
+    // Abandoned watchers stop at the next change instead of living on.
+    drop(watches);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let l = lease(&mut w, wid, 1).await.unwrap();
+    play(&mut w, wid, &l, 0).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = metric(&mut admin, "cluster_core_calls_total").await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let after = metric(&mut admin, "cluster_core_calls_total").await;
+    assert!(after - before < 20.0, "{} core calls while idle", after - before);
+    server.shutdown().await;
+}
+
+fn gz_bytes(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// Finding 3: PGN bombs are capped at submit and at export, and the export runs beside the
+/// core, not on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f03_pgn_bombs_do_not_inflate_and_export_streams() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(&mut admin, config("match", 80, "")).await;
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    let l = lease(&mut w, wid, 3).await.unwrap();
+    // Over the compressed cap: refused whole.
+    let mut huge = synthetic(&l.pairs[0], 0, true);
+    huge.pgn_gz = vec![0x1f; limits::PGN_GZ_BYTES + 1];
+    let err = w
+        .submit(submit(wid, l.lease_id, 1, vec![huge]))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    // Within it but inflating to 64 MiB: stored, skipped at export with a note.
+    let bomb = gz_bytes(&vec![b' '; 64 << 20]);
+    assert!(bomb.len() <= limits::PGN_GZ_BYTES);
+    let mut pairs = Vec::new();
+    for (k, t) in l.pairs.iter().enumerate() {
+        let mut p = synthetic(t, 0, true);
+        if k < 2 {
+            p.pgn_gz = bomb.clone();
+        }
+        pairs.push(p);
+    }
+    w.submit(submit(wid, l.lease_id, 1, pairs)).await.unwrap();
+    let mut stream = admin
+        .export_pgn(pb::RunRequest { run_id: id })
+        .await
+        .unwrap()
+        .into_inner();
+    // While the export is open, the core answers an honest worker.
+    let mut honest = server.worker(&e.workers[1]).await;
+    let hid = register(&mut honest, "box1").await;
+    assert!(lease(&mut honest, hid, 1).await.is_some());
+    let mut text = String::new();
+    while let Some(c) = stream.message().await.unwrap() {
+        assert!(c.text.len() <= coordinator::pgn_export::CHUNK_BYTES);
+        text.push_str(&c.text);
+    }
+    assert_eq!(text.matches("PGN skipped").count(), 2, "{text}");
+    assert_eq!(text.matches("[Event ").count(), 2);
+    server.shutdown().await;
+}
+
+/// Finding 4: one worker cannot take a whole run, however much it claims.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f04_a_worker_cannot_hoard_a_run() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let text = config("match", 4000, "").replace("batch_seconds = 1", "batch_seconds = 3600");
+    create(&mut admin, text).await;
+    let mut hog = server.worker(&e.workers[0]).await;
+    let hid = register(&mut hog, "box0").await;
+    let greedy = |worker_id| pb::LeaseRequest {
+        worker_id,
+        concurrency: u32::MAX,
+        max_pairs: u32::MAX,
+    };
+    let first = hog
+        .lease(greedy(hid))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap();
+    assert!(first.pairs.len() <= 250, "took {} of 2000", first.pairs.len());
+    // Its token's slots are in use: asking again, even as a second registration, gets nothing.
+    assert!(hog.lease(greedy(hid)).await.unwrap().into_inner().lease.is_none());
+    let hid2 = register(&mut hog, "box0-bis").await;
+    assert!(hog.lease(greedy(hid2)).await.unwrap().into_inner().lease.is_none());
+    // An honest worker gets work.
+    let mut w = server.worker(&e.workers[1]).await;
+    let wid = register(&mut w, "box1").await;
+    let honest = lease(&mut w, wid, 0).await.expect("honest worker starved");
+    assert!(!honest.pairs.is_empty());
+    server.shutdown().await;
+}
+
+/// Finding 5: a claimed concurrency moves only the claimant's own lease sizes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f05_claims_do_not_poison_other_workers_lease_sizes() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    // One-second batches: lease sizes follow the pair-time estimate, not the caps.
+    create(&mut admin, config("match", 40_000, "")).await;
+    let mut w = server.worker(&e.workers[1]).await;
+    let wid = register(&mut w, "box1").await;
+    let size = |l: &pb::Lease| l.pairs.len();
+    let honest_before = lease(&mut w, wid, 0).await.unwrap();
+    play(&mut w, wid, &honest_before, 0).await;
+    // The attacker claims huge concurrency, finishes a lease slowly, then resubmits to it.
+    let mut hog = server.worker(&e.workers[0]).await;
+    let hid = register(&mut hog, "box0").await;
+    let l = hog
+        .lease(pb::LeaseRequest {
+            worker_id: hid,
+            concurrency: u32::MAX,
+            max_pairs: 2,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let seq = play(&mut hog, hid, &l, 0).await;
+    let done: Vec<pb::PairResult> = l.pairs.iter().map(|t| synthetic(t, 0, true)).collect();
+    for k in 1..=5 {
+        let _ = hog.submit(submit(hid, l.lease_id, seq + k, done.clone())).await;
+    }
+    let honest_after = lease(&mut w, wid, 0).await.unwrap();
+    assert!(
+        size(&honest_after) * 2 >= size(&honest_before),
+        "honest lease fell from {} to {}",
+        size(&honest_before),
+        size(&honest_after)
+    );
+    server.shutdown().await;
+}
+
+/// Finding 6: every size is capped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f06_sizes_and_registrations_are_capped() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    create(&mut admin, config("match", 4000, "")).await;
+    let mut w = server.worker(&e.workers[0]).await;
+    let err = w
+        .register(pb::RegisterRequest {
+            name: "x".repeat(limits::NAME_BYTES + 1),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(err.message().contains("limit"), "{err}");
+    let err = w
+        .register(pb::RegisterRequest {
+            variants: vec!["latte".into(); limits::VARIANTS + 1],
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    for k in 0..limits::REGISTRATIONS_PER_TOKEN {
+        register(&mut w, &format!("m{k}")).await;
+    }
+    let err = w
+        .register(pb::RegisterRequest {
+            name: "one-too-many".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted, "{err}");
+    // A machine that restarts registers again under its name.
+    let wid = register(&mut w, "m0").await;
+    let l = lease(&mut w, wid, 1).await.unwrap();
+    let junk: Vec<pb::PairResult> = (0..=limits::PAIRS_PER_REPORT)
+        .map(|_| synthetic(&l.pairs[0], 0, false))
+        .collect();
+    let err = w
+        .submit(submit(wid, l.lease_id, 1, junk))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    let err = create_err(&mut admin, "#".repeat(limits::CONFIG_BYTES + 1)).await;
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(metric(&mut admin, "cluster_reports_refused_total").await >= 1.0);
+    server.shutdown().await;
+}
+
+/// Finding 7: a worker is its token; names are labels.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f07_identity_is_the_token_not_the_name() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(&mut admin, config("match", 400, "")).await;
+    let mut honest = server.worker(&e.workers[0]).await;
+    let hid = register(&mut honest, "box0").await;
+    let mut mallory = server.worker(&e.workers[1]).await;
+    // Mallory registers under the honest machine's name and reports fake wins.
+    let mid = register(&mut mallory, "box0").await;
+    let l = lease(&mut honest, hid, 2).await.unwrap();
+    play(&mut honest, hid, &l, 0).await;
+    let l = lease(&mut mallory, mid, 2).await.unwrap();
+    play(&mut mallory, mid, &l, 50).await;
+    let d = show(&mut admin, id).await;
+    let rows: Vec<(&str, u64)> = d.workers.iter().map(|w| (w.name.as_str(), w.pairs)).collect();
+    assert_eq!(rows, vec![("box0", 2), ("box1", 2)], "merged rows: {rows:?}");
+    assert!(d.workers.iter().all(|w| w.labels == ["box0"]));
+    // Excluding mallory's token leaves the honest worker working...
+    let d = admin
+        .exclude_worker(pb::ExcludeWorkerRequest {
+            run_id: id,
+            worker: "box1".into(),
+            exclude: true,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(d.pentanomial.iter().sum::<u64>(), 2);
+    assert!(lease(&mut honest, hid, 2).await.is_some());
+    // ... and mallory stays out under any new name.
+    let mid2 = register(&mut mallory, "fresh-name").await;
+    assert!(lease(&mut mallory, mid2, 2).await.is_none());
+    server.shutdown().await;
+}
+
+/// Finding 8: facts must be what the assigned pair could produce.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f08_forged_study_facts_are_refused() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(
+        &mut admin,
+        config("study", 80, "[study]\nbaseline = \"normal\"\n"),
+    )
+    .await;
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    let l = lease(&mut w, wid, 2).await.unwrap();
+    let task = l.pairs.iter().find(|t| t.ruleset == "normal").unwrap();
+    let forgeries: Vec<Box<dyn Fn(&mut pb::GameFacts)>> = vec![
+        Box::new(|g| g.ruleset = "bogus-ruleset".into()),
+        Box::new(|g| g.ruleset = "luft".into()),
+        Box::new(|g| g.plies = 1_000_000_000),
+        Box::new(|g| g.castlings[0].kind = "O-O-EVIL".into()),
+        Box::new(|g| g.castlings[0].kind = "luft-king".into()),
+        Box::new(|g| g.termination = "x".repeat(5000)),
+        Box::new(|g| g.variant = "chess".into()),
+    ];
+    for (k, forge) in forgeries.iter().enumerate() {
+        let mut p = synthetic(task, 0, false);
+        forge(&mut p.games[1]);
+        let err = w
+            .submit(submit(wid, l.lease_id, 1, vec![p]))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "forgery {k}: {err}");
+    }
+    let d = show(&mut admin, id).await;
+    assert_eq!(d.summary.unwrap().pairs_done, 0);
+    let rulesets: BTreeSet<&str> = d.study.iter().map(|r| r.ruleset.as_str()).collect();
+    assert!(rulesets.iter().all(|r| ["normal", "luft"].contains(r)), "{rulesets:?}");
+    server.shutdown().await;
+}
+
+/// Finding 9: sequence numbers, heartbeats on others' leases, reasons, the bearer scheme and
+/// token revocation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f09_smaller_holes_are_closed() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(&mut admin, config("match", 80, "")).await;
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    let l = lease(&mut w, wid, 2).await.unwrap();
+    let p = synthetic(&l.pairs[0], 0, false);
+    let err = w
+        .submit(submit(wid, l.lease_id, 1 << 63, vec![p.clone()]))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert_eq!(show(&mut admin, id).await.summary.unwrap().pairs_done, 0);
+    // Another worker's heartbeat on this lease learns nothing about the run.
+    admin.pause_run(pb::RunRequest { run_id: id }).await.unwrap();
+    let mut other = server.worker(&e.workers[1]).await;
+    let oid = register(&mut other, "box1").await;
+    let hb = other
+        .heartbeat(pb::HeartbeatRequest {
+            worker_id: oid,
+            lease_ids: vec![l.lease_id, 999_999],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let reasons: Vec<&str> = hb.leases.iter().map(|s| s.reason.as_str()).collect();
+    assert_eq!(reasons, ["not yours", "unknown lease"]);
+    let hb = w
+        .heartbeat(pb::HeartbeatRequest {
+            worker_id: wid,
+            lease_ids: vec![l.lease_id],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(hb.leases[0].reason, "run paused");
+    admin.resume_run(pb::RunRequest { run_id: id }).await.unwrap();
+    w.release(pb::ReleaseRequest {
+        worker_id: wid,
+        lease_id: l.lease_id,
+        failure: String::new(),
+    })
+    .await
+    .unwrap();
+    let hb = w
+        .heartbeat(pb::HeartbeatRequest {
+            worker_id: wid,
+            lease_ids: vec![l.lease_id],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(hb.leases[0].reason, "released");
+    // `bearer` in lower case is the same scheme.
+    let ch = server.channel().await;
+    let token: tonic::metadata::MetadataValue<_> =
+        format!("bearer {}", e.admin).parse().unwrap();
+    let mut lower = proto::v1::admin_service_client::AdminServiceClient::with_interceptor(
+        ch,
+        move |mut req: tonic::Request<()>| {
+            req.metadata_mut().insert("authorization", token.clone());
+            Ok(req)
+        },
+    );
+    lower.list_runs(pb::ListRunsRequest {}).await.unwrap();
+    // A revoked token is refused from the next call on, by the running server.
+    store::revoke_token(&store::open(&e.db).unwrap(), "box0", 1).unwrap();
+    let err = w
+        .lease(pb::LeaseRequest {
+            worker_id: wid,
+            concurrency: 1,
+            max_pairs: 1,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated, "{err}");
+    // Token names are identities: no two live tokens share one.
+    let conn = store::open(&e.db).unwrap();
+    assert!(store::add_token(&conn, "box1", Role::Worker, 0).is_err());
+    assert!(store::add_token(&conn, "box0", Role::Worker, 0).is_ok());
+    server.shutdown().await;
+}
+
+/// Finding 10: runs of external engines go only to workers that declared them (with the
+/// pinned digest), and the lease names the engine, never a command.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f10_external_engines_are_scheduled_by_declaration() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let sha = "ab".repeat(32);
+    let text = config("match", 40, "").replace(
+        "[first]\nengine = \"builtin\"",
+        &format!("[first]\nengine = \"sf\"\nsha256 = \"{sha}\"\n\n[second]\nengine = \"builtin\""),
+    );
+    let id = create(&mut admin, text).await;
+    let declare = |name: &str, sha: &str| pb::RegisterRequest {
+        name: name.into(),
+        cores: 1,
+        engines: vec![pb::EngineInfo {
+            name: "sf".into(),
+            sha256: sha.into(),
+            bench_signature: 0,
+        }],
+        ..Default::default()
+    };
+    let mut plain = server.worker(&e.workers[0]).await;
+    let pid = register(&mut plain, "box0").await;
+    assert!(lease(&mut plain, pid, 1).await.is_none(), "no engine declared");
+    let mut wrong = server.worker(&e.workers[1]).await;
+    let wrong_id = wrong
+        .register(declare("box1", &"cd".repeat(32)))
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id;
+    assert!(lease(&mut wrong, wrong_id, 1).await.is_none(), "digest differs");
+    let mut right = server.worker(&e.workers[2]).await;
+    let rid = right
+        .register(declare("box2", &sha))
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id;
+    let l = lease(&mut right, rid, 1).await.expect("declared engine");
+    let first = l.first.unwrap();
+    assert_eq!((first.engine.as_str(), first.sha256.as_str()), ("sf", sha.as_str()));
+    // A declaration that is a path, or a malformed digest, is refused.
+    let err = right
+        .register(pb::RegisterRequest {
+            engines: vec![pb::EngineInfo {
+                name: "/usr/bin/rm -rf".into(),
+                sha256: sha.clone(),
+                bench_signature: 0,
+            }],
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    let err = create_err(
+        &mut admin,
+        config("match", 40, "").replace("engine = \"builtin\"", "engine = \"/bin/sh -c x\""),
+    )
+    .await;
+    assert!(err.message().contains("first.engine"), "{err}");
+    let _ = id;
+    server.shutdown().await;
+}
+
+/// Finding 11: bad configs are refused at create; a lease that cannot be played is reported,
+/// the worker is not handed it again at once, and the run pauses itself saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f11_bad_configs_are_refused_and_failing_leases_pause_the_run() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    for (extra, field) in [
+        ("options = { NoSuchOption = 3 }", "first.options.NoSuchOption"),
+        ("options = { KnightValueMg = 99999 }", "first.options.KnightValueMg"),
+        ("options = { KnightValueMg = 1.5 }", "first.options.KnightValueMg"),
+    ] {
+        let text = config("match", 40, "").replace(
+            "[first]\nengine = \"builtin\"",
+            &format!("[first]\nengine = \"builtin\"\n{extra}"),
+        );
+        let err = create_err(&mut admin, text).await;
+        assert!(err.message().contains(field), "{field}: {err}");
+    }
+    let err = create_err(
+        &mut admin,
+        config("spsa", 40, "[spsa]\nparams = \"KnightValueMg,float,300,200,400,10,0.002\"\n"),
+    )
+    .await;
+    assert!(err.message().contains("integers"), "{err}");
+    let err = create_err(
+        &mut admin,
+        config("match", 40, "").replace("[limits]", "book = \"../../etc/passwd\"\n[limits]"),
+    )
+    .await;
+    assert!(err.message().contains("book"), "{err}");
+
+    // A book no worker has: every lease fails.
+    let text = config("match", 400, "").replace("[limits]", "book = \"missing.epd\"\n[limits]");
+    let id = create(&mut admin, text).await;
+    let mut failed = 0;
+    for (k, token) in e.workers.iter().enumerate() {
+        let mut w = server.worker(token).await;
+        let wid = register(&mut w, &format!("box{k}")).await;
+        let l = lease(&mut w, wid, 1).await.expect("a lease");
+        let r = w
+            .release(pb::ReleaseRequest {
+                worker_id: wid,
+                lease_id: l.lease_id,
+                failure: "book missing.epd: No such file or directory".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(r.retry_after_ms > 0);
+        failed += 1;
+        // Not handed the same run again at once.
+        assert!(lease(&mut w, wid, 1).await.is_none());
+    }
+    assert_eq!(failed, 3);
+    let s = show(&mut admin, id).await.summary.unwrap();
+    assert_eq!(s.state, pb::RunState::Paused as i32);
+    assert!(s.finish_reason.contains("missing.epd"), "{s:?}");
+    // A failure reason is capped too.
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    let err = w
+        .release(pb::ReleaseRequest {
+            worker_id: wid,
+            lease_id: 1,
+            failure: "x".repeat(limits::FAILURE_BYTES + 1),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    server.shutdown().await;
+}
