@@ -1,42 +1,47 @@
-//! The cluster client: `worker --coordinator URL --token T [--concurrency N]`.
+//! The cluster client: `worker --coordinator URL --token T [--concurrency N]
+//! [--engine NAME=PATH]...`.
 //!
-//! Registers, leases pairs, plays them on blocking threads (one [`PairSession`] per slot and
-//! variant), reports after every finished pair (cumulative per lease, numbered), heartbeats
-//! meanwhile, and reconnects with exponential backoff and jitter. Every report is first
-//! appended to a local spool file ([`spool`]) and marked acknowledged only after the
+//! Registers (with the external engines this machine declares, [`engines`]), leases pairs,
+//! plays them on blocking threads (one [`PairSession`] per slot and variant), reports after
+//! every finished pair (cumulative per lease, numbered, within the API's limits),
+//! heartbeats meanwhile, and reconnects with exponential backoff and jitter. Every report is
+//! first appended to a local spool file ([`spool`]) and marked acknowledged only after the
 //! coordinator committed it, so a restarted worker resends what was not acknowledged.
+//!
+//! A lease this worker cannot play (an engine it did not declare, a missing book, a pair that
+//! fails) is handed back with the reason as its `failure`, and the worker waits the longer of
+//! the coordinator's `retry_after_ms` and a growing backoff before asking for work again.
 //!
 //! Shutdown: the first signal stops taking work; games under way finish, are reported, and
 //! the rest of the lease is handed back. A second signal hands the lease back at once.
 
+mod backoff;
+pub mod engines;
+mod jobs;
+mod report;
 pub mod spool;
 
 use std::collections::{BTreeMap, VecDeque};
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use engine::Rules;
 use proto::v1 as pb;
 use proto::v1::worker_service_client::WorkerServiceClient;
-use rand::Rng;
 use thiserror::Error;
 use tokio::sync::{mpsc, watch};
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
+use tracing::Instrument;
 
-use crate::adjudication::{Adjudication, DrawRule, ResignRule};
-use crate::book::Book;
-use crate::limits::TimeControl;
+use self::backoff::Backoff;
+use self::engines::{EngineArg, Engines};
 use crate::pair::PairSession;
 use crate::pgn::PgnOptions;
-use crate::player::PlayerSpec;
 use crate::record::PairResult;
-use crate::runner::GameConfig;
 
 /// Settings of the cluster client.
 #[derive(Clone, Debug)]
@@ -55,6 +60,9 @@ pub struct ClusterConfig {
     pub book_dir: PathBuf,
     /// Stop when no run has work (for tests and batch jobs) instead of waiting for more.
     pub exit_when_idle: bool,
+    /// External engines this machine declares: the only programs a lease can make it run
+    /// (empty: the built-in engine only).
+    pub engines: Engines,
 }
 
 /// Why the client stopped with an error.
@@ -63,7 +71,8 @@ pub enum ClusterError {
     /// The token cannot be sent.
     #[error("the token contains characters that cannot be sent")]
     BadToken,
-    /// The coordinator refused the worker for good (bad token, unsupported version).
+    /// The coordinator refused the worker for good (bad token, unsupported version, a
+    /// registration it does not accept).
     #[error("coordinator refused the worker: {0}")]
     Refused(String),
     /// The spool file failed.
@@ -90,31 +99,6 @@ impl tonic::service::Interceptor for Bearer {
 }
 
 type Client = WorkerServiceClient<InterceptedService<Channel, Bearer>>;
-
-/// Randomised exponential backoff, reset on success.
-struct Backoff {
-    next: Duration,
-}
-
-impl Backoff {
-    const MIN: Duration = Duration::from_millis(100);
-    const MAX: Duration = Duration::from_secs(60);
-
-    fn new() -> Self {
-        Self { next: Self::MIN }
-    }
-
-    fn reset(&mut self) {
-        self.next = Self::MIN;
-    }
-
-    fn step(&mut self) -> Duration {
-        let jitter = rand::thread_rng().gen_range(0.5..1.5);
-        let d = self.next.mul_f64(jitter);
-        self.next = (self.next * 2).min(Self::MAX);
-        d
-    }
-}
 
 fn permanent(s: &Status) -> bool {
     matches!(s.code(), Code::Unauthenticated | Code::PermissionDenied)
@@ -143,7 +127,9 @@ pub async fn run(config: ClusterConfig, mut stage: Stage) -> Result<(), ClusterE
         path: config.spool.clone(),
         source,
     })?;
-    let mut backoff = Backoff::new();
+    let mut backoff = Backoff::connect();
+    // Outlives connections: a reconnect must not restart the wait after failed leases.
+    let mut failures = Backoff::lease_failure();
     loop {
         if *stage.borrow() > 0 && spool.pending().is_empty() {
             return Ok(());
@@ -154,18 +140,38 @@ pub async fn run(config: ClusterConfig, mut stage: Stage) -> Result<(), ClusterE
             &mut spool,
             &mut stage,
             &mut backoff,
+            &mut failures,
         )
         .await;
         match attempt {
             Ok(()) => return Ok(()),
-            Err(s) if permanent(&s) => return Err(ClusterError::Refused(s.message().to_string())),
-            Err(s) => {
+            Err(Interrupted::Refused(why)) => return Err(ClusterError::Refused(why)),
+            Err(Interrupted::Lost(s)) => {
                 let d = backoff.step();
                 tracing::warn!(error = %s, retry_in_ms = d.as_millis() as u64, "coordinator unreachable");
                 if sleep_or_stop(d, &mut stage).await && *stage.borrow() >= 2 {
                     return Ok(());
                 }
             }
+        }
+    }
+}
+
+/// Why a session ended early.
+#[derive(Debug)]
+enum Interrupted {
+    /// For good: retrying cannot help.
+    Refused(String),
+    /// The connection or the coordinator failed; try again later.
+    Lost(Status),
+}
+
+impl From<Status> for Interrupted {
+    fn from(s: Status) -> Self {
+        if permanent(&s) {
+            Interrupted::Refused(s.message().to_string())
+        } else {
+            Interrupted::Lost(s)
         }
     }
 }
@@ -177,7 +183,8 @@ async fn session(
     spool: &mut spool::Spool,
     stage: &mut Stage,
     backoff: &mut Backoff,
-) -> Result<(), Status> {
+    failures: &mut Backoff,
+) -> Result<(), Interrupted> {
     let channel = Channel::from_shared(config.url.clone())
         .map_err(|e| Status::invalid_argument(e.to_string()))?
         .connect()
@@ -202,7 +209,7 @@ async fn session(
             {
                 tracing::warn!(lease, error = %s, "spooled report refused");
             }
-            Err(s) => return Err(s),
+            Err(s) => return Err(s.into()),
         }
         spool
             .ack(lease, seq)
@@ -222,12 +229,24 @@ async fn session(
             version: env!("CARGO_PKG_VERSION").into(),
             bench_signature: 0,
             variants: vec!["chess".into(), "latte".into(), "secutor".into()],
-            engines: Vec::new(),
+            engines: config.engines.infos(),
         })
-        .await?
+        .await
+        .map_err(|s| match s.code() {
+            // An unsupported version or a registration over the API's limits: the same
+            // request would be refused again.
+            Code::FailedPrecondition | Code::InvalidArgument => {
+                Interrupted::Refused(s.message().to_string())
+            }
+            _ => s.into(),
+        })?
         .into_inner();
     backoff.reset();
-    tracing::info!(worker = reg.worker_id, "registered");
+    tracing::info!(
+        worker = reg.worker_id,
+        engines = config.engines.len(),
+        "registered"
+    );
     loop {
         if *stage.borrow() > 0 {
             return Ok(());
@@ -242,16 +261,27 @@ async fn session(
             .into_inner();
         match resp.lease {
             Some(lease) => {
-                play_lease(
-                    config,
-                    &mut client,
-                    reg.worker_id,
-                    &reg,
-                    lease,
-                    spool,
-                    stage,
-                )
-                .await?;
+                let span = tracing::info_span!("lease", lease = lease.lease_id, run = lease.run_id);
+                let end = play_lease(config, &mut client, &reg, lease, spool, stage)
+                    .instrument(span)
+                    .await?;
+                match end {
+                    LeaseEnd::Played { pairs } => {
+                        if pairs > 0 {
+                            failures.reset();
+                        }
+                    }
+                    LeaseEnd::Failed { retry_after } => {
+                        let d = retry_after.max(failures.step());
+                        tracing::info!(
+                            retry_in_ms = d.as_millis() as u64,
+                            "waiting after a failed lease"
+                        );
+                        if sleep_or_stop(d, stage).await {
+                            return Ok(());
+                        }
+                    }
+                }
             }
             None if config.exit_when_idle => return Ok(()),
             None => {
@@ -263,196 +293,78 @@ async fn session(
     }
 }
 
-fn player(
-    p: Option<&pb::Player>,
-    extra: &std::collections::HashMap<String, String>,
-) -> Result<PlayerSpec, String> {
-    let p = p.ok_or("lease without players")?;
-    // Per-pair options override the lease's; sorted so every run applies them alike.
-    let mut merged: BTreeMap<&String, &String> = p.options.iter().collect();
-    merged.extend(extra.iter());
-    let mut options: Vec<(usize, String, String)> = merged
-        .into_iter()
-        .map(|(k, v)| (0, k.clone(), v.clone()))
-        .collect();
-    let mut spec = if p.engine == "builtin" || p.engine.is_empty() {
-        PlayerSpec::internal(p.name.clone())
-    } else {
-        PlayerSpec::Uci(crate::player::spec::UciSpec::new(
-            p.name.clone(),
-            p.engine.clone(),
-        ))
-    };
-    if let PlayerSpec::Internal(i) = &mut spec {
-        if let Some(pos) = options
-            .iter()
-            .position(|(_, k, _)| k.eq_ignore_ascii_case("hash"))
-        {
-            let (_, _, v) = options.remove(pos);
-            i.hash_mib = v.parse().map_err(|_| format!("bad Hash value {v:?}"))?;
-        }
-    }
-    spec.apply_params(std::path::Path::new("lease"), &options)
-        .map_err(|e| e.to_string())?;
-    Ok(spec)
+/// How a lease ended.
+#[derive(Debug)]
+enum LeaseEnd {
+    /// Played (all of it, or until stopped); `pairs` were reported.
+    Played {
+        /// Pairs finished and reported.
+        pairs: usize,
+    },
+    /// This worker could not play it and handed it back with the reason.
+    Failed {
+        /// The coordinator's hint how long to wait (0 when it sent none).
+        retry_after: Duration,
+    },
 }
 
-fn game_config(s: &pb::GameSettings) -> GameConfig {
-    let tc = if s.nodes > 0 {
-        TimeControl::Nodes(s.nodes)
-    } else if s.depth > 0 {
-        TimeControl::Depth(s.depth)
-    } else {
-        TimeControl::MoveTime(Duration::from_millis(s.movetime_ms.max(1)))
-    };
-    let mut g = GameConfig::new(tc);
-    let a = s.adjudication.unwrap_or_default();
-    g.adjudication = if a.enabled {
-        Adjudication {
-            resign: Some(ResignRule {
-                move_count: a.resign_moves,
-                score: a.resign_score_cp,
-            }),
-            draw: Some(DrawRule {
-                move_number: a.draw_after_move,
-                move_count: a.draw_moves,
-                score: a.draw_score_cp,
-            }),
-            max_moves: None,
-        }
-    } else {
-        Adjudication {
-            resign: None,
-            draw: None,
-            max_moves: None,
-        }
-    };
-    if s.max_plies > 0 {
-        g.adjudication.max_moves = Some(s.max_plies.div_ceil(2));
-    }
-    g
-}
-
-fn to_proto(r: &PairResult) -> pb::PairResult {
-    let games = r
-        .games
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            let s = g.study_record(&r.ruleset);
-            pb::GameFacts {
-                outcome: match s.result {
-                    stats::study::Outcome::WhiteWin => pb::GameOutcome::WhiteWin,
-                    stats::study::Outcome::Draw => pb::GameOutcome::Draw,
-                    stats::study::Outcome::BlackWin => pb::GameOutcome::BlackWin,
-                } as i32,
-                first_is_white: i == 0,
-                termination: s.termination,
-                plies: s.plies,
-                castlings: s
-                    .castlings
-                    .into_iter()
-                    .map(|c| pb::Castling {
-                        white: c.side == stats::study::Side::White,
-                        kind: c.kind,
-                        move_number: c.move_number,
-                    })
-                    .collect(),
-                ruleset: r.ruleset.clone(),
-            }
+/// Hand a lease back. `failure` empty: a plain hand-back; otherwise why it could not be
+/// played, cut to the API's limit.
+async fn release(
+    client: &mut Client,
+    worker_id: u64,
+    lease_id: u64,
+    failure: &str,
+) -> Result<pb::ReleaseResponse, Status> {
+    client
+        .release(pb::ReleaseRequest {
+            worker_id,
+            lease_id,
+            failure: report::failure_reason(failure).to_string(),
         })
-        .collect();
-    let pgn_gz = r.pgn.as_deref().map_or_else(Vec::new, |text| {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        let _ = e.write_all(text.as_bytes());
-        e.finish().unwrap_or_default()
-    });
-    pb::PairResult {
-        index: r.pair_index,
-        games,
-        pgn_gz,
-    }
+        .await
+        .map(tonic::Response::into_inner)
 }
 
-/// What one pair needs on a slot thread.
-struct Job {
-    task: pb::PairTask,
-    rules: Rules,
-    fen: String,
-    players: [PlayerSpec; 2],
-}
-
-fn jobs(config: &ClusterConfig, lease: &pb::Lease) -> Result<Vec<Job>, String> {
-    let settings = lease.settings.clone().unwrap_or_default();
-    let mut books: BTreeMap<(String, String, String), Book> = BTreeMap::new();
-    let mut out = Vec::new();
-    for task in &lease.pairs {
-        let ruleset = (!task.ruleset.is_empty()).then_some(task.ruleset.as_str());
-        let rules = Rules::parse(&task.variant, ruleset).map_err(|e| e.to_string())?;
-        let name = if task.book.is_empty() {
-            settings.book.clone()
-        } else {
-            task.book.clone()
-        };
-        let key = (task.variant.clone(), task.ruleset.clone(), name.clone());
-        if !books.contains_key(&key) {
-            let book = if name.is_empty() {
-                Book::builtin(rules)
-            } else {
-                Book::load(&config.book_dir.join(&name), rules)
-            }
-            .map_err(|e| e.to_string())?;
-            books.insert(key.clone(), book);
+/// Hand back a lease this worker could not play. A release that does not get through is
+/// only logged: the lease expires on its own, and the wait that follows still applies.
+async fn release_failed(
+    client: &mut Client,
+    worker_id: u64,
+    lease_id: u64,
+    failure: &str,
+) -> LeaseEnd {
+    let retry_after = match release(client, worker_id, lease_id, failure).await {
+        Ok(r) => Duration::from_millis(r.retry_after_ms),
+        Err(s) => {
+            tracing::warn!(error = %s, "cannot hand the failed lease back");
+            Duration::ZERO
         }
-        let book = &books[&key];
-        let fen =
-            book.positions[(task.opening % book.positions.len().max(1) as u64) as usize].clone();
-        out.push(Job {
-            rules,
-            fen,
-            players: [
-                player(lease.first.as_ref(), &task.first_options)?,
-                player(lease.second.as_ref(), &task.second_options)?,
-            ],
-            task: task.clone(),
-        });
-    }
-    Ok(out)
+    };
+    LeaseEnd::Failed { retry_after }
 }
 
 /// Play a lease: slots on blocking threads, a report after every pair, heartbeats.
 async fn play_lease(
     config: &ClusterConfig,
     client: &mut Client,
-    worker_id: u64,
     reg: &pb::RegisterResponse,
     lease: pb::Lease,
     spool: &mut spool::Spool,
     stage: &mut Stage,
-) -> Result<(), Status> {
+) -> Result<LeaseEnd, Status> {
+    let worker_id = reg.worker_id;
     let lease_id = lease.lease_id;
-    let span = tracing::info_span!("lease", lease = lease_id, run = lease.run_id);
-    let _enter = span.enter();
-    let release = |client: &mut Client| {
-        let mut c = client.clone();
-        async move {
-            c.release(pb::ReleaseRequest {
-                worker_id,
-                lease_id,
-            })
-            .await
-            .map(|_| ())
-        }
-    };
-    let jobs = match jobs(config, &lease) {
+    let jobs = match jobs::jobs(&lease, &config.book_dir, &config.engines) {
         Ok(j) => j,
         Err(e) => {
-            tracing::error!(error = %e, "cannot play lease, handing it back");
-            return release(client).await;
+            let reason = e.to_string();
+            tracing::error!(error = %reason, "cannot play lease, handing it back");
+            return Ok(release_failed(client, worker_id, lease_id, &reason).await);
         }
     };
     let settings = lease.settings.clone().unwrap_or_default();
-    let game = game_config(&settings);
+    let game = jobs::game_config(&settings);
     let pgn = lease.upload_pgn.then(|| PgnOptions {
         event: format!("run {}", lease.run_id),
         ..PgnOptions::default()
@@ -488,7 +400,8 @@ async fn play_lease(
                     let s = sessions.get_mut(&key).ok_or("no session")?;
                     s.play_pair(job.task.index, job.task.seed, &job.fen, &game, pgn.as_ref())
                         .map_err(|e| e.to_string())
-                })();
+                })()
+                .map_err(|e: String| format!("pair {}: {e}", job.task.index));
                 if tx.blocking_send(result).is_err() {
                     return;
                 }
@@ -497,6 +410,8 @@ async fn play_lease(
     }
     drop(tx);
     let mut done: Vec<pb::PairResult> = Vec::new();
+    // The first pair that failed: the reason the lease is handed back.
+    let mut failure: Option<String> = None;
     let mut seq = 0u64;
     let mut beat = tokio::time::interval(Duration::from_millis(reg.heartbeat_interval_ms.max(100)));
     beat.tick().await;
@@ -509,11 +424,12 @@ async fn play_lease(
                     Ok(r) => r,
                     Err(e) => {
                         tracing::error!(error = %e, "pair failed, handing the lease back");
+                        failure.get_or_insert(e);
                         stop.store(true, Ordering::Relaxed);
                         continue;
                     }
                 };
-                done.push(to_proto(&r));
+                done.push(report::to_proto(&r));
                 seq += 1;
                 let req = pb::SubmitRequest { worker_id, lease_id, seq, pairs: done.clone() };
                 spool.append(&req).map_err(|e| Status::internal(e.to_string()))?;
@@ -550,22 +466,29 @@ async fn play_lease(
                     stage_seen = now;
                     stop.store(true, Ordering::Relaxed);
                     if now >= 2 {
-                        // Hand back at once; games under way are abandoned.
-                        let _ = release(client).await;
-                        return Ok(());
+                        // Hand back at once; games under way are abandoned. A pair that had
+                        // already failed is still worth telling the run about.
+                        let reason = failure.as_deref().unwrap_or_default();
+                        let _ = release(client, worker_id, lease_id, reason).await;
+                        return Ok(LeaseEnd::Played { pairs: done.len() });
                     }
                 }
             }
         }
     }
-    // Pairs never started go back to the queue now rather than at expiry.
-    if done.len() < lease.pairs.len() {
-        let _ = release(client).await;
-    }
+    let end = if let Some(reason) = failure {
+        release_failed(client, worker_id, lease_id, &reason).await
+    } else {
+        // Pairs never started go back to the queue now rather than at expiry.
+        if done.len() < lease.pairs.len() {
+            let _ = release(client, worker_id, lease_id, "").await;
+        }
+        LeaseEnd::Played { pairs: done.len() }
+    };
     spool
         .compact()
         .map_err(|e| Status::internal(e.to_string()))?;
-    Ok(())
+    Ok(end)
 }
 
 async fn submit_with_retry(
@@ -573,7 +496,7 @@ async fn submit_with_retry(
     req: pb::SubmitRequest,
     stage: &mut Stage,
 ) -> Result<pb::SubmitResponse, Status> {
-    let mut backoff = Backoff::new();
+    let mut backoff = Backoff::connect();
     loop {
         match client.submit(req.clone()).await {
             Ok(r) => return Ok(r.into_inner()),
@@ -588,9 +511,7 @@ async fn submit_with_retry(
                 ) =>
             {
                 let d = backoff.step();
-                if backoff.next >= Backoff::MAX
-                    || (sleep_or_stop(d, stage).await && *stage.borrow() >= 2)
-                {
+                if backoff.exhausted() || (sleep_or_stop(d, stage).await && *stage.borrow() >= 2) {
                     return Err(s);
                 }
             }
@@ -599,7 +520,7 @@ async fn submit_with_retry(
     }
 }
 
-/// `worker --coordinator URL --token T [--concurrency N]` flags.
+/// `worker --coordinator URL --token T [--concurrency N] [--engine NAME=PATH]...` flags.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ClusterArgs {
     /// Coordinator URL: join the cluster instead of running a subcommand.
@@ -620,6 +541,10 @@ pub struct ClusterArgs {
     /// Directory of opening books named by runs.
     #[arg(long, default_value = ".")]
     pub book_dir: PathBuf,
+    /// An external engine runs may name (repeatable): NAME is letters, digits, '.', '_', '-';
+    /// PATH an executable file. Leases can run these files and nothing else.
+    #[arg(long = "engine", id = "cluster_engine", value_name = "NAME=PATH")]
+    pub engines: Vec<EngineArg>,
 }
 
 /// Run cluster mode from the command line: SIGINT/SIGTERM once finishes and submits, twice
@@ -631,16 +556,35 @@ pub fn run_cli(args: ClusterArgs) -> Result<(), crate::WorkerError> {
     let token = args.token.ok_or_else(|| {
         crate::WorkerError::Invalid("--token is required with --coordinator".into())
     })?;
+    let name = args.name.unwrap_or_default();
+    if name.len() > proto::limits::NAME_BYTES {
+        return Err(crate::WorkerError::Invalid(format!(
+            "--name {name:?} is {} bytes long; the coordinator takes at most {}",
+            name.len(),
+            proto::limits::NAME_BYTES
+        )));
+    }
+    let engines =
+        Engines::declare(&args.engines).map_err(|e| crate::WorkerError::Invalid(e.to_string()))?;
+    for e in engines.iter() {
+        tracing::info!(
+            engine = e.name(),
+            path = %e.path().display(),
+            sha256 = e.sha256(),
+            "engine declared"
+        );
+    }
     let config = ClusterConfig {
         url,
         token,
         concurrency: args
             .concurrency
             .unwrap_or_else(crate::matches::default_concurrency),
-        name: args.name.unwrap_or_default(),
+        name,
         spool: args.spool,
         book_dir: args.book_dir,
         exit_when_idle: false,
+        engines,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
