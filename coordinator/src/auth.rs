@@ -58,15 +58,11 @@ impl TokenBook {
             .metadata()
             .get("authorization")
             .ok_or_else(|| CoreError::Unauthenticated("missing bearer token".into()))?;
-        let token = header
-            .to_str()
-            .ok()
-            .and_then(bearer_token)
-            .ok_or_else(|| {
-                CoreError::Unauthenticated(
-                    "malformed authorization header (expected 'Bearer <token>')".into(),
-                )
-            })?;
+        let token = header.to_str().ok().and_then(bearer_token).ok_or_else(|| {
+            CoreError::Unauthenticated(
+                "malformed authorization header (expected 'Bearer <token>')".into(),
+            )
+        })?;
         let principal = self
             .lookup(token)?
             .ok_or_else(|| CoreError::Unauthenticated("unknown token".into()))?;

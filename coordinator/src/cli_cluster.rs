@@ -304,9 +304,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
 
 /// `coordinator token add | list | revoke`.
 pub fn token(args: TokenArgs) -> anyhow::Result<Outcome> {
-    let open = |db: &PathBuf| {
-        store::open(db).with_context(|| format!("database {}", db.display()))
-    };
+    let open = |db: &PathBuf| store::open(db).with_context(|| format!("database {}", db.display()));
     let now = crate::service::now_ms();
     let stdout = match args.command {
         TokenCommand::Add {

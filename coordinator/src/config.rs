@@ -415,7 +415,7 @@ impl RunConfig {
                 format!("must be at most {MAX_GAMES}, got {}", self.games),
             ));
         }
-        if self.games == 0 || self.games % 2 != 0 {
+        if self.games == 0 || !self.games.is_multiple_of(2) {
             return Err(ConfigError::new(
                 "games",
                 format!(
@@ -673,7 +673,10 @@ pub fn valid_engine_name(name: &str) -> bool {
 
 fn check_player(field: &str, p: &PlayerConfig) -> Result<(), ConfigError> {
     if p.name.len() > 64 {
-        return Err(ConfigError::new(format!("{field}.name"), "is longer than 64 bytes"));
+        return Err(ConfigError::new(
+            format!("{field}.name"),
+            "is longer than 64 bytes",
+        ));
     }
     if p.is_builtin() {
         if !p.sha256.is_empty() {
@@ -699,8 +702,7 @@ fn check_player(field: &str, p: &PlayerConfig) -> Result<(), ConfigError> {
         ));
     }
     let hex = p.sha256.len() == 64
-        && p
-            .sha256
+        && p.sha256
             .chars()
             .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c));
     if !p.sha256.is_empty() && !hex {
@@ -710,7 +712,10 @@ fn check_player(field: &str, p: &PlayerConfig) -> Result<(), ConfigError> {
         ));
     }
     if p.options.len() > 64 {
-        return Err(ConfigError::new(format!("{field}.options"), "at most 64 options"));
+        return Err(ConfigError::new(
+            format!("{field}.options"),
+            "at most 64 options",
+        ));
     }
     for (name, value) in &p.options {
         if name.len() > 64 || option_string(value).len() > 256 {
@@ -753,7 +758,10 @@ fn check_builtin_option(field: &str, name: &str, value: &toml::Value) -> Result<
         Some(v) if v >= i64::from(spec.min) && v <= i64::from(spec.max) => Ok(()),
         Some(v) => Err(ConfigError::new(
             field,
-            format!("{v} is outside {}'s range [{}, {}]", spec.name, spec.min, spec.max),
+            format!(
+                "{v} is outside {}'s range [{}, {}]",
+                spec.name, spec.min, spec.max
+            ),
         )),
         None => Err(ConfigError::new(
             field,

@@ -332,10 +332,7 @@ impl Core {
         let token_id = who.token_id;
         let name = info.name.clone();
         let id = self.commit(|tx| Ok(store::insert_worker(tx, token_id, &name, &json, now_ms)?))?;
-        self.labels
-            .entry(token_id)
-            .or_default()
-            .insert(name, id);
+        self.labels.entry(token_id).or_default().insert(name, id);
         self.workers.insert(
             id,
             Worker {
@@ -361,7 +358,11 @@ impl Core {
         if run.excluded.contains(&w.token_name) {
             return false;
         }
-        if run.cooldown.get(&w.token_id).is_some_and(|&until| now_ms < until) {
+        if run
+            .cooldown
+            .get(&w.token_id)
+            .is_some_and(|&until| now_ms < until)
+        {
             return false;
         }
         let info = &w.info;
@@ -373,9 +374,10 @@ impl Core {
                 .all(|v| info.variants.iter().any(|x| x == &v.variant));
         let engines_ok = [&run.config.first, run.config.second()].iter().all(|p| {
             p.is_builtin()
-                || info.engines.iter().any(|e| {
-                    e.name == p.engine && (p.sha256.is_empty() || e.sha256 == p.sha256)
-                })
+                || info
+                    .engines
+                    .iter()
+                    .any(|e| e.name == p.engine && (p.sha256.is_empty() || e.sha256 == p.sha256))
         });
         variants_ok && engines_ok
     }
@@ -385,7 +387,11 @@ impl Core {
         self.ledger
             .leases()
             .filter(|l| l.state == LeaseState::Active)
-            .filter(|l| self.workers.get(&l.worker).is_some_and(|w| w.token_id == token))
+            .filter(|l| {
+                self.workers
+                    .get(&l.worker)
+                    .is_some_and(|w| w.token_id == token)
+            })
             .map(|l| u64::from(self.lease_meta.get(&l.id).map_or(1, |m| m.1)))
             .sum()
     }
@@ -694,7 +700,10 @@ impl Core {
             return Err(LeaseError::NotHolder(lease_id).into());
         }
         let run_id = lease.run;
-        let run = self.runs.get(&run_id).ok_or(CoreError::UnknownRun(run_id))?;
+        let run = self
+            .runs
+            .get(&run_id)
+            .ok_or(CoreError::UnknownRun(run_id))?;
         if seq <= lease.last_seq {
             // Committed before (the answer was lost): acknowledge again, change nothing.
             return Ok(SubmitOutcome {
@@ -714,7 +723,10 @@ impl Core {
                 }
                 .into());
             }
-            if scores.insert(p.index, facts::check_pair(&run.config, p)?).is_some() {
+            if scores
+                .insert(p.index, facts::check_pair(&run.config, p)?)
+                .is_some()
+            {
                 return Err(CoreError::BadReport(format!(
                     "pair {} listed twice",
                     p.index

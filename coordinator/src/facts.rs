@@ -44,7 +44,10 @@ fn rules_of(variant: &str, ruleset: &str) -> Option<Rules> {
 pub fn check_pair(config: &RunConfig, p: &PairReport) -> Result<PairScore, CoreError> {
     let bad = |m: String| CoreError::BadReport(format!("pair {}: {m}", p.index));
     if p.index >= config.pairs() {
-        return Err(bad(format!("index is outside the run's {} pairs", config.pairs())));
+        return Err(bad(format!(
+            "index is outside the run's {} pairs",
+            config.pairs()
+        )));
     }
     if p.games.len() != 2 {
         return Err(bad(format!("expected 2 games, got {}", p.games.len())));
@@ -245,17 +248,26 @@ engine = "builtin"
         assert!(check_pair(&c, &pair(0, "normal", "luft-king")).is_err());
         let mut p = pair(0, "normal", "king");
         p.games[0].plies = 1_000_000_000;
-        assert!(check_pair(&c, &p).unwrap_err().to_string().contains("plies"));
+        assert!(check_pair(&c, &p)
+            .unwrap_err()
+            .to_string()
+            .contains("plies"));
         let mut p = pair(0, "normal", "king");
         p.games[1].termination = "x".repeat(10_000);
         assert!(check_pair(&c, &p).is_err());
         let mut p = pair(0, "normal", "king");
         p.games[1].termination = "won by charm".into();
-        assert!(check_pair(&c, &p).unwrap_err().to_string().contains("termination"));
+        assert!(check_pair(&c, &p)
+            .unwrap_err()
+            .to_string()
+            .contains("termination"));
         let mut p = pair(0, "normal", "king");
         let again = p.games[0].castlings[0].clone();
         p.games[0].castlings.push(again);
-        assert!(check_pair(&c, &p).unwrap_err().to_string().contains("twice"));
+        assert!(check_pair(&c, &p)
+            .unwrap_err()
+            .to_string()
+            .contains("twice"));
         let e = check_pair(&c, &pair(4, "normal", "king")).unwrap_err();
         assert!(e.to_string().contains("outside"), "{e}");
         let mut p = pair(0, "normal", "king");

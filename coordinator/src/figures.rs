@@ -3,7 +3,7 @@
 
 use crate::config::RunKind;
 use crate::ledger::WorkerId;
-use crate::model::{Detail, SpsaRow, SprtFigures, Summary, WorkerShare};
+use crate::model::{Detail, SprtFigures, SpsaRow, Summary, WorkerShare};
 use crate::residual;
 use crate::run::{Run, Worker};
 use stats::study::{GameRecord, Outcome};

@@ -102,11 +102,7 @@ impl Exporter {
 }
 
 /// The blocking half: page through the rows, inflate, chunk, send.
-fn stream<E>(
-    db: &Path,
-    run: u64,
-    tx: &mpsc::Sender<Result<String, E>>,
-) -> Result<(), ExportError> {
+fn stream<E>(db: &Path, run: u64, tx: &mpsc::Sender<Result<String, E>>) -> Result<(), ExportError> {
     let conn = Connection::open_with_flags(
         db,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -120,7 +116,9 @@ fn stream<E>(
     let mut buf = String::new();
     loop {
         let rows: Vec<(i64, Vec<u8>)> = q
-            .query_map(params![run as i64, after, PAGE], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .query_map(params![run as i64, after, PAGE], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
             .collect::<Result<_, _>>()?;
         let Some(&(last, _)) = rows.last() else { break };
         after = last;
@@ -143,7 +141,10 @@ fn stream<E>(
                     cut -= 1;
                 }
                 let rest = buf.split_off(cut);
-                if tx.blocking_send(Ok(std::mem::replace(&mut buf, rest))).is_err() {
+                if tx
+                    .blocking_send(Ok(std::mem::replace(&mut buf, rest)))
+                    .is_err()
+                {
                     return Ok(());
                 }
             }
@@ -173,6 +174,9 @@ mod tests {
         assert!(matches!(inflate(&bomb), Inflated::Skipped(w) if w.contains("beyond")));
         assert!(matches!(inflate(b"not gzip"), Inflated::Skipped(_)));
         assert!(matches!(inflate(&gz(&[0xff, 0xfe])), Inflated::Skipped(w) if w.contains("UTF-8")));
-        assert_eq!(inflate(&gz(b"1. e4 *\n")), Inflated::Text("1. e4 *\n".into()));
+        assert_eq!(
+            inflate(&gz(b"1. e4 *\n")),
+            Inflated::Text("1. e4 *\n".into())
+        );
     }
 }

@@ -149,8 +149,7 @@ impl PairTimer {
         let current = self.estimate(token);
         let observed = (seconds * f64::from(slots) / pairs as f64)
             .clamp(current / Self::STEP, current * Self::STEP);
-        self.by_token
-            .insert(token, 0.7 * current + 0.3 * observed);
+        self.by_token.insert(token, 0.7 * current + 0.3 * observed);
     }
 }
 

@@ -119,7 +119,7 @@ pub async fn serve(
             metrics,
             crate::pgn_export::Exporter::new(&config.db),
         ))
-            .max_decoding_message_size(proto::MAX_MESSAGE_BYTES),
+        .max_decoding_message_size(proto::MAX_MESSAGE_BYTES),
         tokens.interceptor(Role::Admin),
     );
     let mut builder = Server::builder();

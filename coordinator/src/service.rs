@@ -621,10 +621,10 @@ impl pb::admin_service_server::AdminService for AdminApi {
                 })
                 .await;
         });
-        let stream = tokio_stream::StreamExt::map(
-            tokio_stream::wrappers::ReceiverStream::new(rx),
-            |r| r.map(|text| pb::PgnChunk { text }),
-        );
+        let stream =
+            tokio_stream::StreamExt::map(tokio_stream::wrappers::ReceiverStream::new(rx), |r| {
+                r.map(|text| pb::PgnChunk { text })
+            });
         Ok(Response::new(Box::pin(stream)))
     }
 

@@ -15,7 +15,8 @@ use std::time::Duration;
 pub type StoreResult<T> = Result<T, rusqlite::Error>;
 
 /// Schema migrations; `PRAGMA user_version` counts the ones applied.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE tokens (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
@@ -85,9 +86,9 @@ CREATE TABLE exclusions (
     PRIMARY KEY (run_id, worker)
 );
 "#,
-// 2: a worker is its token. Tokens carry a slot count and can be revoked; exclusions name
-// tokens; lease failures are kept with their reasons.
-r#"
+    // 2: a worker is its token. Tokens carry a slot count and can be revoked; exclusions name
+    // tokens; lease failures are kept with their reasons.
+    r#"
 ALTER TABLE tokens ADD COLUMN max_slots INTEGER NOT NULL DEFAULT 64;
 ALTER TABLE tokens ADD COLUMN revoked_ms INTEGER;
 CREATE TABLE lease_failures (
@@ -100,7 +101,8 @@ CREATE TABLE lease_failures (
 );
 CREATE INDEX lease_failures_run ON lease_failures(run_id);
 DELETE FROM exclusions;
-"#];
+"#,
+];
 
 /// Slots a worker token gets when `token add` is not told otherwise.
 pub const DEFAULT_MAX_SLOTS: u32 = 64;
@@ -255,7 +257,13 @@ pub fn add_token_with_slots(
     let token = format!("vt{}_{secret}", &role.as_str()[..1]);
     conn.execute(
         "INSERT INTO tokens (name, role, hash, created_ms, max_slots) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![name, role.as_str(), hash_token(&token), now_ms as i64, max_slots],
+        params![
+            name,
+            role.as_str(),
+            hash_token(&token),
+            now_ms as i64,
+            max_slots
+        ],
     )?;
     Ok(token)
 }
@@ -332,7 +340,13 @@ pub fn insert_lease_failure(
     tx.execute(
         "INSERT INTO lease_failures (run_id, lease_id, token_id, at_ms, reason)
          VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![run_id as i64, lease_id as i64, token_id, now_ms as i64, reason],
+        params![
+            run_id as i64,
+            lease_id as i64,
+            token_id,
+            now_ms as i64,
+            reason
+        ],
     )?;
     Ok(())
 }

@@ -143,10 +143,7 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
     let run = core.create_run(RUN, now).expect("run").id;
     let ids: Vec<u64> = who
         .iter()
-        .map(|p| {
-            core.register(p, Default::default(), now)
-                .expect("register")
-        })
+        .map(|p| core.register(p, Default::default(), now).expect("register"))
         .collect();
     let mut held: Vec<Held> = Vec::new();
     // What the coordinator acknowledged: pair index -> half points of `first`.
@@ -177,31 +174,40 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
                 }
             }
             Op::Report { lease } => {
-                let Some(h) = held.get_mut(*lease) else { continue };
-                let Some(next) = h.pairs.get(h.done.len()) else { continue };
+                let Some(h) = held.get_mut(*lease) else {
+                    continue;
+                };
+                let Some(next) = h.pairs.get(h.done.len()) else {
+                    continue;
+                };
                 let mut pairs = h.done.clone();
                 pairs.push(report(next));
                 let seq = h.seq + 1;
-                match core.submit(&who[h.worker], ids[h.worker], h.id, seq, pairs.clone(), now) {
-                    Ok(out) => {
+                // An error means expired, released or revoked under it: nothing counted.
+                if let Ok(out) =
+                    core.submit(&who[h.worker], ids[h.worker], h.id, seq, pairs.clone(), now)
+                {
+                    {
                         prop_assert!(!out.duplicate);
                         h.seq = seq;
                         h.done = pairs.clone();
                         h.acked = Some((seq, pairs.clone()));
-                        let new: Vec<&PairReport> =
-                            pairs.iter().filter(|p| !acked.contains_key(&p.index)).collect();
+                        let new: Vec<&PairReport> = pairs
+                            .iter()
+                            .filter(|p| !acked.contains_key(&p.index))
+                            .collect();
                         prop_assert_eq!(out.accepted as usize, new.len());
                         for p in new {
                             acked.insert(p.index, half_points(p));
                         }
                     }
-                    // Expired, released or revoked under it: nothing counted.
-                    Err(_) => {}
                 }
             }
             Op::Repeat { lease } => {
                 let Some(h) = held.get(*lease) else { continue };
-                let Some((seq, pairs)) = h.acked.clone() else { continue };
+                let Some((seq, pairs)) = h.acked.clone() else {
+                    continue;
+                };
                 let out = core
                     .submit(&who[h.worker], ids[h.worker], h.id, seq, pairs, now)
                     .expect("a committed report, resent, is acknowledged");
@@ -210,7 +216,9 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
             }
             Op::Forged { lease, kind } => {
                 let Some(h) = held.get(*lease) else { continue };
-                let Some(next) = h.pairs.get(h.done.len()) else { continue };
+                let Some(next) = h.pairs.get(h.done.len()) else {
+                    continue;
+                };
                 let mut bad = report(next);
                 match kind {
                     0 => bad.games[0].ruleset = "bogus".into(),
@@ -226,7 +234,9 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
             }
             Op::Steal { lease } => {
                 let Some(h) = held.get(*lease) else { continue };
-                let Some(next) = h.pairs.get(h.done.len()) else { continue };
+                let Some(next) = h.pairs.get(h.done.len()) else {
+                    continue;
+                };
                 let thief = 1 - h.worker;
                 let mut pairs = h.done.clone();
                 pairs.push(report(next));

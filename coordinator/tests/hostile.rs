@@ -12,7 +12,12 @@ use std::io::Write;
 use std::time::Duration;
 use tonic::Code;
 
-fn submit(worker_id: u64, lease_id: u64, seq: u64, pairs: Vec<pb::PairResult>) -> pb::SubmitRequest {
+fn submit(
+    worker_id: u64,
+    lease_id: u64,
+    seq: u64,
+    pairs: Vec<pb::PairResult>,
+) -> pb::SubmitRequest {
     pb::SubmitRequest {
         worker_id,
         lease_id,
@@ -49,12 +54,20 @@ async fn f01_a_failed_report_changes_nothing_and_can_be_sent_again() {
     // The configs that used to fail inside Submit are refused at create.
     let err = create_err(
         &mut admin,
-        config("sprt", 400, "[sprt]\nelo0 = 0\nelo1 = 5\nmodel = \"bayeselo\"\n"),
+        config(
+            "sprt",
+            400,
+            "[sprt]\nelo0 = 0\nelo1 = 5\nmodel = \"bayeselo\"\n",
+        ),
     )
     .await;
     assert_eq!(err.code(), Code::InvalidArgument);
     assert!(err.message().contains("sprt.model"), "{err}");
-    let err = create_err(&mut admin, config("sprt", 400, "[sprt]\nelo0 = -1e308\nelo1 = 5\n")).await;
+    let err = create_err(
+        &mut admin,
+        config("sprt", 400, "[sprt]\nelo0 = -1e308\nelo1 = 5\n"),
+    )
+    .await;
     assert!(err.message().contains("sprt.elo0"), "{err}");
 
     // Any failure after the checks: the database refuses the insert (a trigger stands in for
@@ -80,7 +93,11 @@ async fn f01_a_failed_report_changes_nothing_and_can_be_sent_again() {
         .unwrap_err();
     assert_eq!(err.code(), Code::Internal, "{err}");
     let d = show(&mut admin, id).await;
-    assert_eq!(d.summary.as_ref().unwrap().pairs_done, 0, "memory ran ahead");
+    assert_eq!(
+        d.summary.as_ref().unwrap().pairs_done,
+        0,
+        "memory ran ahead"
+    );
     assert_eq!(d.pentanomial.iter().sum::<u64>(), 0);
     assert_eq!(d.sprt.as_ref().unwrap().counted_pairs, 0);
     side.execute_batch("DROP TRIGGER fail_results").unwrap();
@@ -120,7 +137,11 @@ async fn f02_watch_run_does_not_spin() {
     let after = metric(&mut admin, "cluster_core_calls_total").await;
     // A spinning watcher makes thousands of calls a second; idle ones make none (the sweeper
     // makes a couple, the metrics calls one each).
-    assert!(after - before < 20.0, "{} core calls while idle", after - before);
+    assert!(
+        after - before < 20.0,
+        "{} core calls while idle",
+        after - before
+    );
     // A change wakes each watcher once.
     let mut w = server.worker(&e.workers[0]).await;
     let wid = register(&mut w, "box0").await;
@@ -139,7 +160,11 @@ async fn f02_watch_run_does_not_spin() {
     let before = metric(&mut admin, "cluster_core_calls_total").await;
     tokio::time::sleep(Duration::from_millis(1000)).await;
     let after = metric(&mut admin, "cluster_core_calls_total").await;
-    assert!(after - before < 20.0, "{} core calls while idle", after - before);
+    assert!(
+        after - before < 20.0,
+        "{} core calls while idle",
+        after - before
+    );
     server.shutdown().await;
 }
 
@@ -221,11 +246,27 @@ async fn f04_a_worker_cannot_hoard_a_run() {
         .into_inner()
         .lease
         .unwrap();
-    assert!(first.pairs.len() <= 250, "took {} of 2000", first.pairs.len());
+    assert!(
+        first.pairs.len() <= 250,
+        "took {} of 2000",
+        first.pairs.len()
+    );
     // Its token's slots are in use: asking again, even as a second registration, gets nothing.
-    assert!(hog.lease(greedy(hid)).await.unwrap().into_inner().lease.is_none());
+    assert!(hog
+        .lease(greedy(hid))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .is_none());
     let hid2 = register(&mut hog, "box0-bis").await;
-    assert!(hog.lease(greedy(hid2)).await.unwrap().into_inner().lease.is_none());
+    assert!(hog
+        .lease(greedy(hid2))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .is_none());
     // An honest worker gets work.
     let mut w = server.worker(&e.workers[1]).await;
     let wid = register(&mut w, "box1").await;
@@ -265,7 +306,9 @@ async fn f05_claims_do_not_poison_other_workers_lease_sizes() {
     let seq = play(&mut hog, hid, &l, 0).await;
     let done: Vec<pb::PairResult> = l.pairs.iter().map(|t| synthetic(t, 0, true)).collect();
     for k in 1..=5 {
-        let _ = hog.submit(submit(hid, l.lease_id, seq + k, done.clone())).await;
+        let _ = hog
+            .submit(submit(hid, l.lease_id, seq + k, done.clone()))
+            .await;
     }
     let honest_after = lease(&mut w, wid, 0).await.unwrap();
     assert!(
@@ -347,8 +390,16 @@ async fn f07_identity_is_the_token_not_the_name() {
     let l = lease(&mut mallory, mid, 2).await.unwrap();
     play(&mut mallory, mid, &l, 50).await;
     let d = show(&mut admin, id).await;
-    let rows: Vec<(&str, u64)> = d.workers.iter().map(|w| (w.name.as_str(), w.pairs)).collect();
-    assert_eq!(rows, vec![("box0", 2), ("box1", 2)], "merged rows: {rows:?}");
+    let rows: Vec<(&str, u64)> = d
+        .workers
+        .iter()
+        .map(|w| (w.name.as_str(), w.pairs))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![("box0", 2), ("box1", 2)],
+        "merged rows: {rows:?}"
+    );
     assert!(d.workers.iter().all(|w| w.labels == ["box0"]));
     // Excluding mallory's token leaves the honest worker working...
     let d = admin
@@ -383,7 +434,8 @@ async fn f08_forged_study_facts_are_refused() {
     let wid = register(&mut w, "box0").await;
     let l = lease(&mut w, wid, 2).await.unwrap();
     let task = l.pairs.iter().find(|t| t.ruleset == "normal").unwrap();
-    let forgeries: Vec<Box<dyn Fn(&mut pb::GameFacts)>> = vec![
+    type Forgery = Box<dyn Fn(&mut pb::GameFacts)>;
+    let forgeries: Vec<Forgery> = vec![
         Box::new(|g| g.ruleset = "bogus-ruleset".into()),
         Box::new(|g| g.ruleset = "luft".into()),
         Box::new(|g| g.plies = 1_000_000_000),
@@ -404,7 +456,10 @@ async fn f08_forged_study_facts_are_refused() {
     let d = show(&mut admin, id).await;
     assert_eq!(d.summary.unwrap().pairs_done, 0);
     let rulesets: BTreeSet<&str> = d.study.iter().map(|r| r.ruleset.as_str()).collect();
-    assert!(rulesets.iter().all(|r| ["normal", "luft"].contains(r)), "{rulesets:?}");
+    assert!(
+        rulesets.iter().all(|r| ["normal", "luft"].contains(r)),
+        "{rulesets:?}"
+    );
     server.shutdown().await;
 }
 
@@ -427,7 +482,10 @@ async fn f09_smaller_holes_are_closed() {
     assert_eq!(err.code(), Code::InvalidArgument, "{err}");
     assert_eq!(show(&mut admin, id).await.summary.unwrap().pairs_done, 0);
     // Another worker's heartbeat on this lease learns nothing about the run.
-    admin.pause_run(pb::RunRequest { run_id: id }).await.unwrap();
+    admin
+        .pause_run(pb::RunRequest { run_id: id })
+        .await
+        .unwrap();
     let mut other = server.worker(&e.workers[1]).await;
     let oid = register(&mut other, "box1").await;
     let hb = other
@@ -449,7 +507,10 @@ async fn f09_smaller_holes_are_closed() {
         .unwrap()
         .into_inner();
     assert_eq!(hb.leases[0].reason, "run paused");
-    admin.resume_run(pb::RunRequest { run_id: id }).await.unwrap();
+    admin
+        .resume_run(pb::RunRequest { run_id: id })
+        .await
+        .unwrap();
     w.release(pb::ReleaseRequest {
         worker_id: wid,
         lease_id: l.lease_id,
@@ -468,8 +529,7 @@ async fn f09_smaller_holes_are_closed() {
     assert_eq!(hb.leases[0].reason, "released");
     // `bearer` in lower case is the same scheme.
     let ch = server.channel().await;
-    let token: tonic::metadata::MetadataValue<_> =
-        format!("bearer {}", e.admin).parse().unwrap();
+    let token: tonic::metadata::MetadataValue<_> = format!("bearer {}", e.admin).parse().unwrap();
     let mut lower = proto::v1::admin_service_client::AdminServiceClient::with_interceptor(
         ch,
         move |mut req: tonic::Request<()>| {
@@ -521,7 +581,10 @@ async fn f10_external_engines_are_scheduled_by_declaration() {
     };
     let mut plain = server.worker(&e.workers[0]).await;
     let pid = register(&mut plain, "box0").await;
-    assert!(lease(&mut plain, pid, 1).await.is_none(), "no engine declared");
+    assert!(
+        lease(&mut plain, pid, 1).await.is_none(),
+        "no engine declared"
+    );
     let mut wrong = server.worker(&e.workers[1]).await;
     let wrong_id = wrong
         .register(declare("box1", &"cd".repeat(32)))
@@ -529,7 +592,10 @@ async fn f10_external_engines_are_scheduled_by_declaration() {
         .unwrap()
         .into_inner()
         .worker_id;
-    assert!(lease(&mut wrong, wrong_id, 1).await.is_none(), "digest differs");
+    assert!(
+        lease(&mut wrong, wrong_id, 1).await.is_none(),
+        "digest differs"
+    );
     let mut right = server.worker(&e.workers[2]).await;
     let rid = right
         .register(declare("box2", &sha))
@@ -539,7 +605,10 @@ async fn f10_external_engines_are_scheduled_by_declaration() {
         .worker_id;
     let l = lease(&mut right, rid, 1).await.expect("declared engine");
     let first = l.first.unwrap();
-    assert_eq!((first.engine.as_str(), first.sha256.as_str()), ("sf", sha.as_str()));
+    assert_eq!(
+        (first.engine.as_str(), first.sha256.as_str()),
+        ("sf", sha.as_str())
+    );
     // A declaration that is a path, or a malformed digest, is refused.
     let err = right
         .register(pb::RegisterRequest {
@@ -571,9 +640,18 @@ async fn f11_bad_configs_are_refused_and_failing_leases_pause_the_run() {
     let server = Server::start(&e.db, timing(30_000)).await;
     let mut admin = server.admin(&e.admin).await;
     for (extra, field) in [
-        ("options = { NoSuchOption = 3 }", "first.options.NoSuchOption"),
-        ("options = { KnightValueMg = 99999 }", "first.options.KnightValueMg"),
-        ("options = { KnightValueMg = 1.5 }", "first.options.KnightValueMg"),
+        (
+            "options = { NoSuchOption = 3 }",
+            "first.options.NoSuchOption",
+        ),
+        (
+            "options = { KnightValueMg = 99999 }",
+            "first.options.KnightValueMg",
+        ),
+        (
+            "options = { KnightValueMg = 1.5 }",
+            "first.options.KnightValueMg",
+        ),
     ] {
         let text = config("match", 40, "").replace(
             "[first]\nengine = \"builtin\"",
@@ -584,7 +662,11 @@ async fn f11_bad_configs_are_refused_and_failing_leases_pause_the_run() {
     }
     let err = create_err(
         &mut admin,
-        config("spsa", 40, "[spsa]\nparams = \"KnightValueMg,float,300,200,400,10,0.002\"\n"),
+        config(
+            "spsa",
+            40,
+            "[spsa]\nparams = \"KnightValueMg,float,300,200,400,10,0.002\"\n",
+        ),
     )
     .await;
     assert!(err.message().contains("integers"), "{err}");

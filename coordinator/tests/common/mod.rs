@@ -310,4 +310,3 @@ pub fn assert_exact(d: &pb::RunDetail) {
     assert_eq!(d.pentanomial.iter().sum::<u64>(), s.pairs_total);
     assert_eq!(d.wins + d.draws + d.losses, 2 * s.pairs_total);
 }
-
