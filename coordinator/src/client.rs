@@ -136,6 +136,9 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
             r.pairs_total,
             if r.finish_reason.is_empty() {
                 String::new()
+            } else if r.state == proto::v1::RunState::Paused as i32 {
+                // The run paused itself: the reason says why (`paused: ...`).
+                format!("; {}", r.finish_reason)
             } else {
                 format!("; finished: {}", r.finish_reason)
             }
@@ -216,13 +219,18 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
         for w in &d.workers {
             let _ = writeln!(
                 s,
-                "  {:<20} {:>6} pairs {:?} residual {:+.2}{}{}",
+                "  {:<20} {:>6} pairs {:?} residual {:+.2}{}{}{}",
                 w.name,
                 w.pairs,
                 w.pentanomial,
                 w.residual,
                 if w.flagged { "  FLAGGED" } else { "" },
-                if w.excluded { "  excluded" } else { "" }
+                if w.excluded { "  excluded" } else { "" },
+                if w.labels.is_empty() {
+                    String::new()
+                } else {
+                    format!("  machines: {}", w.labels.join(", "))
+                }
             );
         }
     }

@@ -19,7 +19,7 @@ pub use crate::model::{
 };
 use crate::run::{spsa_restore, spsa_snapshot, PairEntry, Run, Worker};
 use crate::scheduler::{self, Candidate, SizeInput};
-use crate::store::{self, Principal, ResultRow, Role};
+use crate::store::{self, LeaseMeta, Principal, ResultRow, Role};
 use proto::limits;
 use rusqlite::Connection;
 use stats::spsa::{PairAssignment, Spsa, SpsaUpdate};
@@ -44,10 +44,10 @@ pub struct Core {
     /// Live registration per (token, label): a re-registration replaces the old one.
     labels: BTreeMap<i64, BTreeMap<String, WorkerId>>,
     /// Lease start time and granted slots.
-    lease_meta: BTreeMap<u64, (u64, u32)>,
-    /// Tokens heard from lately: when, and the slots their workers asked for. A lease takes
-    /// no more than its token's share of a run's open pairs.
-    recent: BTreeMap<i64, BTreeMap<WorkerId, (u64, u32)>>,
+    lease_meta: BTreeMap<u64, LeaseMeta>,
+    /// Tokens heard from lately, per worker. A lease takes no more than its token's share of
+    /// a run's open pairs.
+    recent: BTreeMap<i64, BTreeMap<WorkerId, Seen>>,
     /// Bumped by every commit: watchers wake on changes, not on reads.
     generation: u64,
     /// Metrics counters.
@@ -60,6 +60,13 @@ impl std::fmt::Debug for Core {
             .field("runs", &self.runs.len())
             .finish()
     }
+}
+
+/// When a worker last asked for work, and for how many slots.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    at_ms: u64,
+    slots: u32,
 }
 
 fn internal(e: impl std::fmt::Display) -> CoreError {
@@ -392,7 +399,7 @@ impl Core {
                     .get(&l.worker)
                     .is_some_and(|w| w.token_id == token)
             })
-            .map(|l| u64::from(self.lease_meta.get(&l.id).map_or(1, |m| m.1)))
+            .map(|l| u64::from(self.lease_meta.get(&l.id).map_or(1, |m| m.slots)))
             .sum()
     }
 
@@ -400,7 +407,7 @@ impl Core {
     fn assigned_slots(&self, run: RunId) -> u64 {
         self.ledger
             .active_leases(run)
-            .map(|l| u64::from(self.lease_meta.get(&l.id).map_or(1, |m| m.1)))
+            .map(|l| u64::from(self.lease_meta.get(&l.id).map_or(1, |m| m.slots)))
             .sum()
     }
 
@@ -425,17 +432,20 @@ impl Core {
             return Ok(None);
         }
         let window = 2 * self.timing.lease_timeout_ms;
-        self.recent
-            .entry(who.token_id)
-            .or_default()
-            .insert(worker, (now_ms, slots));
+        self.recent.entry(who.token_id).or_default().insert(
+            worker,
+            Seen {
+                at_ms: now_ms,
+                slots,
+            },
+        );
         for seen in self.recent.values_mut() {
-            seen.retain(|_, (at, _)| now_ms.saturating_sub(*at) <= window);
+            seen.retain(|_, s| now_ms.saturating_sub(s.at_ms) <= window);
         }
         self.recent.retain(|_, seen| !seen.is_empty());
-        let token_slots = |seen: &BTreeMap<WorkerId, (u64, u32)>, max: u32| {
+        let token_slots = |seen: &BTreeMap<WorkerId, Seen>, max: u32| {
             seen.values()
-                .map(|&(_, s)| u64::from(s))
+                .map(|s| u64::from(s.slots))
                 .sum::<u64>()
                 .min(u64::from(max.max(1)))
         };
@@ -502,7 +512,13 @@ impl Core {
                 snapshot = Some(spsa_snapshot(spsa)?);
             }
             let next_fresh = core.ledger.run_record(run_id).map_or(0, |r| r.next_fresh);
-            core.lease_meta.insert(lease.id, (now_ms, slots));
+            core.lease_meta.insert(
+                lease.id,
+                LeaseMeta {
+                    started_ms: now_ms,
+                    slots,
+                },
+            );
             core.commit(|tx| {
                 store::insert_lease(tx, &lease, now_ms, slots, &spsa_rows)?;
                 store::set_run_progress(tx, run_id, next_fresh, snapshot.as_deref())?;
@@ -605,7 +621,7 @@ impl Core {
             .get_mut(&who.token_id)
             .and_then(|s| s.get_mut(&worker))
         {
-            seen.0 = now_ms;
+            seen.at_ms = now_ms;
         }
         let deadline = now_ms + self.timing.lease_timeout_ms;
         let mut out = Vec::new();
@@ -819,10 +835,10 @@ impl Core {
         }
         // Learn how long a pair takes, once, when this report completes the lease.
         if out.completed && was_active {
-            if let Some(&(start, slots)) = self.lease_meta.get(&lease_id) {
-                let secs = now_ms.saturating_sub(start) as f64 / 1000.0;
+            if let Some(meta) = self.lease_meta.get(&lease_id) {
+                let secs = now_ms.saturating_sub(meta.started_ms) as f64 / 1000.0;
                 run.timer
-                    .observe(who.token_id, secs, slots, lease.pairs.len());
+                    .observe(who.token_id, secs, meta.slots, lease.pairs.len());
             }
         }
         // Any report counts as success for the failure streak.

@@ -309,3 +309,23 @@ pub struct Counters {
     /// Operations run on the core thread since start.
     pub calls: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_status_round_trips_and_refuses_unknown_names() {
+        for s in [
+            RunStatus::Active,
+            RunStatus::Paused,
+            RunStatus::Stopped,
+            RunStatus::Finished,
+        ] {
+            assert_eq!(RunStatus::parse(s.as_str()), Ok(s));
+        }
+        // A corrupt row must not read as `active`.
+        assert!(RunStatus::parse("stoped").is_err());
+        assert!(RunStatus::parse("").is_err());
+    }
+}

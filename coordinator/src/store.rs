@@ -400,6 +400,15 @@ pub struct ResultRow {
     pub games: String,
 }
 
+/// When a lease was issued and on how many slots (for lease sizing and pair timing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeaseMeta {
+    /// Issued at, ms.
+    pub started_ms: u64,
+    /// Slots granted.
+    pub slots: u32,
+}
+
 /// Everything loaded at start-up.
 #[derive(Debug, Default)]
 pub struct Snapshot {
@@ -410,7 +419,7 @@ pub struct Snapshot {
     /// Leases with their pairs and reported pairs.
     pub leases: Vec<LeaseRecord>,
     /// Lease start time and slots, by lease.
-    pub lease_meta: BTreeMap<u64, (u64, u32)>,
+    pub lease_meta: BTreeMap<u64, LeaseMeta>,
     /// SPSA assignments of lease pairs: (lease, index) to JSON.
     pub lease_spsa: BTreeMap<(u64, u64), String>,
     /// Pair results in commit order.
@@ -514,7 +523,13 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
         let state = LeaseState::parse(&state).ok_or_else(|| {
             rusqlite::Error::InvalidColumnType(3, "state".into(), rusqlite::types::Type::Text)
         })?;
-        s.lease_meta.insert(id, (created, slots));
+        s.lease_meta.insert(
+            id,
+            LeaseMeta {
+                started_ms: created,
+                slots,
+            },
+        );
         s.leases.push(LeaseRecord {
             id,
             run,
@@ -700,14 +715,6 @@ pub fn set_exclusion(
         )?;
     }
     Ok(())
-}
-
-/// Compressed PGNs of a run, in pair order.
-pub fn pgns(conn: &Connection, run_id: u64) -> StoreResult<Vec<(u64, Vec<u8>)>> {
-    let mut q =
-        conn.prepare("SELECT pair_index, gz FROM pgns WHERE run_id = ?1 ORDER BY pair_index")?;
-    let rows = q.query_map(params![run_id as i64], |r| Ok((u(r.get(0)?), r.get(1)?)))?;
-    rows.collect()
 }
 
 /// The pair scores of a run (half points of `first`, 0..=4) in pair-index order: the

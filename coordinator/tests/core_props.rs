@@ -289,3 +289,21 @@ proptest! {
         run_ops(&ops)?;
     }
 }
+
+#[test]
+fn a_corrupt_run_status_is_an_error_not_an_active_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("core.db");
+    let mut core = open(&db, 0);
+    let id = core.create_run(RUN, 0).expect("run").id;
+    drop(core);
+    let conn = store::open(&db).expect("db");
+    conn.execute(
+        "UPDATE runs SET status = 'stoped' WHERE id = ?1",
+        [id as i64],
+    )
+    .expect("update");
+    let err = Core::open(&db, Timing::default(), 0)
+        .expect_err("a corrupt status must not load as active");
+    assert!(err.to_string().contains("stoped"), "{err}");
+}
