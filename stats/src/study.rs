@@ -9,6 +9,12 @@
 //! Intervals are large-sample ones (normal approximation for the score, Wilson for rates,
 //! Newcombe's hybrid score interval for a difference of rates), which is what matters for
 //! studies of thousands of games; with few games they are wide, never undefined.
+//!
+//! A long-running study need not keep its games: [`StudyTally`] (per rule-set, a
+//! [`RulesetTally`]) holds running totals, updated one game at a time, mergeable and
+//! serialisable, whose size depends on the number of distinct values seen (game lengths,
+//! castling kinds and move numbers, termination reasons), not on the number of games. Its
+//! figures are bit for bit those that [`study`] computes from the same records.
 
 use crate::normal::{phi, phi_inv};
 use serde::{Deserialize, Serialize};
@@ -155,6 +161,47 @@ impl Summary {
             max: values[values.len() - 1],
         })
     }
+
+    /// [`Summary::of`] the values a histogram (value → how often) holds, without expanding it.
+    ///
+    /// Bit for bit the same: order statistics are the same numbers, the interpolation is the
+    /// same expression, and the mean's sum is exact in both (integers below 2^53, which a
+    /// sum of game lengths or move numbers never reaches).
+    fn of_histogram(histogram: &BTreeMap<u32, u64>) -> Option<Self> {
+        let n: u64 = histogram.values().sum();
+        if n == 0 {
+            return None;
+        }
+        // The k-th smallest value (0-based), k < n.
+        let nth = |k: u64| {
+            let mut below = 0u64;
+            histogram
+                .iter()
+                .find(|(_, &c)| {
+                    below += c;
+                    k < below
+                })
+                .map_or(f64::NAN, |(&v, _)| f64::from(v))
+        };
+        let q = |p: f64| {
+            let h = (n - 1) as f64 * p;
+            let lo = h.floor();
+            let (at_lo, at_hi) = (nth(lo as u64), nth(h.ceil() as u64));
+            at_lo + (h - lo) * (at_hi - at_lo)
+        };
+        let sum: u128 = histogram
+            .iter()
+            .map(|(&v, &c)| u128::from(v) * u128::from(c))
+            .sum();
+        Some(Self {
+            mean: sum as f64 / n as f64,
+            median: q(0.5),
+            q1: q(0.25),
+            q3: q(0.75),
+            min: nth(0),
+            max: nth(n - 1),
+        })
+    }
 }
 
 /// How often one side played one castling kind.
@@ -263,9 +310,56 @@ pub fn ruleset_figures(records: &[GameRecord]) -> Vec<RulesetFigures> {
         .collect()
 }
 
-/// Running counts for one (side, castling kind).
+/// Games won by White, drawn and won by Black.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct OutcomeCounts {
+    white_wins: u64,
+    draws: u64,
+    black_wins: u64,
+}
+
+impl OutcomeCounts {
+    fn add(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::WhiteWin => self.white_wins += 1,
+            Outcome::Draw => self.draws += 1,
+            Outcome::BlackWin => self.black_wins += 1,
+        }
+    }
+
+    fn merge(&mut self, other: &Self) {
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.black_wins += other.black_wins;
+    }
+
+    fn games(&self) -> u64 {
+        self.white_wins + self.draws + self.black_wins
+    }
+
+    /// White's mean score per game and the per-game variance of the score (`games` > 0).
+    ///
+    /// The mean is exact (a sum of halves). The variance is summed per outcome, three
+    /// products, rather than per game: a per-game sum rounds differently for each order of the
+    /// same games, so no running total could reproduce it, and three products round less than
+    /// thousands of additions.
+    fn white_score_moments(&self) -> (f64, f64) {
+        let n = self.games() as f64;
+        let (w, d, b) = (
+            self.white_wins as f64,
+            self.draws as f64,
+            self.black_wins as f64,
+        );
+        let score = (w + 0.5 * d) / n;
+        let variance =
+            (w * (1.0 - score).powi(2) + d * (0.5 - score).powi(2) + b * score.powi(2)) / n;
+        (score, variance)
+    }
+}
+
+/// Per (side, castling kind), from a rule-set's records.
 #[derive(Default)]
-struct CastlingTally {
+struct CastlingOfRecords {
     count: u64,
     games: BTreeSet<usize>,
     moves: Vec<f64>,
@@ -275,22 +369,14 @@ struct CastlingTally {
 fn figures_of(id: &str, games: &[&GameRecord]) -> Option<RulesetFigures> {
     let n = games.len() as u64;
     let count = |o: Outcome| games.iter().filter(|g| g.result == o).count() as u64;
-    let (white_wins, draws, black_wins) = (
-        count(Outcome::WhiteWin),
-        count(Outcome::Draw),
-        count(Outcome::BlackWin),
-    );
-    let nf = n as f64;
-    let score = games.iter().map(|g| g.result.white_score()).sum::<f64>() / nf;
-    let variance = games
-        .iter()
-        .map(|g| (g.result.white_score() - score).powi(2))
-        .sum::<f64>()
-        / nf;
-    let half = z975() * (variance / nf).sqrt();
+    let outcomes = OutcomeCounts {
+        white_wins: count(Outcome::WhiteWin),
+        draws: count(Outcome::Draw),
+        black_wins: count(Outcome::BlackWin),
+    };
     let mut plies: Vec<f64> = games.iter().map(|g| f64::from(g.plies)).collect();
 
-    let mut castling: BTreeMap<(Side, &str), CastlingTally> = BTreeMap::new();
+    let mut castling: BTreeMap<(Side, &str), CastlingOfRecords> = BTreeMap::new();
     for (gi, g) in games.iter().enumerate() {
         for c in &g.castlings {
             let e = castling.entry((c.side, c.kind.as_str())).or_default();
@@ -318,10 +404,32 @@ fn figures_of(id: &str, games: &[&GameRecord]) -> Option<RulesetFigures> {
     for g in games {
         *reasons.entry(g.termination.as_str()).or_default() += 1;
     }
+    let reasons = reasons.into_iter().map(|(r, c)| (r.to_string(), c));
+    Some(assemble(
+        id,
+        outcomes,
+        Summary::of(&mut plies)?,
+        castling,
+        reasons,
+    ))
+}
+
+/// The figures of a rule-set with `outcomes.games()` > 0 from its counts, however they were
+/// counted.
+fn assemble(
+    id: &str,
+    outcomes: OutcomeCounts,
+    plies: Summary,
+    castling: Vec<CastlingFigures>,
+    reasons: impl IntoIterator<Item = (String, u64)>,
+) -> RulesetFigures {
+    let n = outcomes.games();
+    let (score, variance) = outcomes.white_score_moments();
+    let half = z975() * (variance / n as f64).sqrt();
     let mut terminations: Vec<TerminationFigures> = reasons
         .into_iter()
         .map(|(reason, c)| TerminationFigures {
-            reason: reason.to_string(),
+            reason,
             games: Rate::wilson(c, n),
         })
         .collect();
@@ -331,8 +439,12 @@ fn figures_of(id: &str, games: &[&GameRecord]) -> Option<RulesetFigures> {
             .cmp(&a.games.count)
             .then(a.reason.cmp(&b.reason))
     });
-
-    Some(RulesetFigures {
+    let OutcomeCounts {
+        white_wins,
+        draws,
+        black_wins,
+    } = outcomes;
+    RulesetFigures {
         ruleset: id.to_string(),
         games: n,
         white_wins,
@@ -343,10 +455,219 @@ fn figures_of(id: &str, games: &[&GameRecord]) -> Option<RulesetFigures> {
         white_score_variance: variance,
         draw_rate: Rate::wilson(draws, n),
         decisive_rate: Rate::wilson(white_wins + black_wins, n),
-        plies: Summary::of(&mut plies)?,
+        plies,
         castling,
         terminations,
-    })
+    }
+}
+
+/// Running totals of one rule-set's games: what [`RulesetFigures`] needs, in memory bounded by
+/// the number of distinct values seen (game lengths, castling kinds and move numbers,
+/// termination reasons), whatever the number of games.
+///
+/// Update it with [`add`](Self::add) per game, combine partial tallies with
+/// [`merge`](Self::merge), store it with serde (JSON round trips are lossless: only integer
+/// counts and strings), and read [`figures`](Self::figures), equal bit for bit to
+/// [`ruleset_figures`] of the same records.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RulesetTally {
+    results: OutcomeCounts,
+    /// Game length in plies → games.
+    plies: BTreeMap<u32, u64>,
+    /// Side → castling kind → counts (nested rather than keyed by a pair, so that the JSON
+    /// keys are strings).
+    castling: BTreeMap<Side, BTreeMap<String, CastlingTally>>,
+    /// Termination reason → games.
+    terminations: BTreeMap<String, u64>,
+}
+
+/// Running totals of one side's castling kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct CastlingTally {
+    /// Castling moves.
+    count: u64,
+    /// Games with at least one such move.
+    games: u64,
+    /// Move number → castling moves on it.
+    by_move: BTreeMap<u32, u64>,
+}
+
+impl CastlingTally {
+    fn merge(&mut self, other: &Self) {
+        self.count += other.count;
+        self.games += other.games;
+        add_counts(&mut self.by_move, &other.by_move);
+    }
+}
+
+fn add_counts<K: Ord + Clone>(into: &mut BTreeMap<K, u64>, from: &BTreeMap<K, u64>) {
+    for (k, &c) in from {
+        *into.entry(k.clone()).or_default() += c;
+    }
+}
+
+impl RulesetTally {
+    /// An empty tally.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Count one game (its `ruleset` is not looked at: the caller chose the tally).
+    pub fn add(&mut self, game: &GameRecord) {
+        self.results.add(game.result);
+        *self.plies.entry(game.plies).or_default() += 1;
+        *self
+            .terminations
+            .entry(game.termination.clone())
+            .or_default() += 1;
+        for (i, c) in game.castlings.iter().enumerate() {
+            // A game counts once per (side, kind) however often it castles so; games have a
+            // handful of castlings, so a look back beats a set.
+            let first = !game.castlings[..i]
+                .iter()
+                .any(|e| e.side == c.side && e.kind == c.kind);
+            let t = self
+                .castling
+                .entry(c.side)
+                .or_default()
+                .entry(c.kind.clone())
+                .or_default();
+            t.count += 1;
+            t.games += u64::from(first);
+            *t.by_move.entry(c.move_number).or_default() += 1;
+        }
+    }
+
+    /// Add another tally's games to this one (the tally of the union of both sets of games).
+    pub fn merge(&mut self, other: &RulesetTally) {
+        self.results.merge(&other.results);
+        add_counts(&mut self.plies, &other.plies);
+        add_counts(&mut self.terminations, &other.terminations);
+        for (side, kinds) in &other.castling {
+            let mine = self.castling.entry(*side).or_default();
+            for (kind, t) in kinds {
+                mine.entry(kind.clone()).or_default().merge(t);
+            }
+        }
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> u64 {
+        self.results.games()
+    }
+
+    /// The figures of the games counted, as rule-set `ruleset`; `None` without games.
+    pub fn figures(&self, ruleset: &str) -> Option<RulesetFigures> {
+        let n = self.games();
+        if n == 0 {
+            return None;
+        }
+        let castling = self
+            .castling
+            .iter()
+            .flat_map(|(side, kinds)| kinds.iter().map(move |(kind, t)| (*side, kind, t)))
+            .filter_map(|(side, kind, t)| {
+                Some(CastlingFigures {
+                    side,
+                    kind: kind.clone(),
+                    count: t.count,
+                    games: Rate::wilson(t.games, n),
+                    move_number: Summary::of_histogram(&t.by_move)?,
+                    by_move: t.by_move.clone(),
+                })
+            })
+            .collect();
+        let reasons = self.terminations.iter().map(|(r, &c)| (r.clone(), c));
+        Some(assemble(
+            ruleset,
+            self.results,
+            Summary::of_histogram(&self.plies)?,
+            castling,
+            reasons,
+        ))
+    }
+}
+
+/// Running totals of a whole study: a [`RulesetTally`] per rule-set id.
+///
+/// [`study`](Self::study) gives what [`study`](fn@study) gives for the same records, bit for
+/// bit, in time and memory that do not grow with the number of games.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct StudyTally {
+    rulesets: BTreeMap<String, RulesetTally>,
+}
+
+impl StudyTally {
+    /// An empty tally.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Count one game under its rule-set.
+    pub fn add(&mut self, game: &GameRecord) {
+        // Look up before inserting: the rule-set is nearly always there already.
+        match self.rulesets.get_mut(&game.ruleset) {
+            Some(t) => t.add(game),
+            None => self
+                .rulesets
+                .entry(game.ruleset.clone())
+                .or_default()
+                .add(game),
+        }
+    }
+
+    /// Add another tally's games to this one.
+    pub fn merge(&mut self, other: &StudyTally) {
+        for (id, t) in &other.rulesets {
+            self.rulesets.entry(id.clone()).or_default().merge(t);
+        }
+    }
+
+    /// The tally of one rule-set, if it has one.
+    pub fn ruleset(&self, id: &str) -> Option<&RulesetTally> {
+        self.rulesets.get(id)
+    }
+
+    /// Games counted, over all rule-sets.
+    pub fn games(&self) -> u64 {
+        self.rulesets.values().map(RulesetTally::games).sum()
+    }
+
+    /// Whether no game has been counted.
+    pub fn is_empty(&self) -> bool {
+        self.games() == 0
+    }
+
+    /// Figures per rule-set, ordered by rule-set id (as [`ruleset_figures`]).
+    pub fn ruleset_figures(&self) -> Vec<RulesetFigures> {
+        self.rulesets
+            .iter()
+            .filter_map(|(id, t)| t.figures(id))
+            .collect()
+    }
+
+    /// Figures for every rule-set and, with a baseline, every other rule-set compared with it
+    /// (as [`study`](fn@study)).
+    pub fn study(&self, baseline: Option<&str>) -> Result<Study, StudyError> {
+        study_of(self.ruleset_figures(), baseline)
+    }
+}
+
+impl<'a> Extend<&'a GameRecord> for StudyTally {
+    fn extend<I: IntoIterator<Item = &'a GameRecord>>(&mut self, games: I) {
+        for g in games {
+            self.add(g);
+        }
+    }
+}
+
+impl<'a> FromIterator<&'a GameRecord> for StudyTally {
+    fn from_iter<I: IntoIterator<Item = &'a GameRecord>>(games: I) -> Self {
+        let mut t = Self::new();
+        t.extend(games);
+        t
+    }
 }
 
 /// Two-sided p-value of a z statistic; a zero standard error gives 1 for a zero difference
@@ -397,7 +718,10 @@ pub fn compare_pair(a: &RulesetFigures, b: &RulesetFigures) -> Comparison {
 
 /// Figures for every rule-set and, with a baseline, every other rule-set compared with it.
 pub fn study(records: &[GameRecord], baseline: Option<&str>) -> Result<Study, StudyError> {
-    let rulesets = ruleset_figures(records);
+    study_of(ruleset_figures(records), baseline)
+}
+
+fn study_of(rulesets: Vec<RulesetFigures>, baseline: Option<&str>) -> Result<Study, StudyError> {
     let comparisons = match baseline {
         None => Vec::new(),
         Some(id) => {
@@ -536,6 +860,65 @@ mod tests {
             study(&records, Some("zzz")).unwrap_err(),
             StudyError::UnknownBaseline("zzz".into())
         );
+    }
+
+    #[test]
+    fn score_moments_match_the_per_game_definition() {
+        for (w, d, b) in [
+            (1, 0, 0),
+            (0, 3, 0),
+            (37, 41, 29),
+            (1000, 1, 999),
+            (5, 0, 5),
+        ] {
+            let o = OutcomeCounts {
+                white_wins: w,
+                draws: d,
+                black_wins: b,
+            };
+            let scores: Vec<f64> = [(1.0, w), (0.5, d), (0.0, b)]
+                .iter()
+                .flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize))
+                .collect();
+            let n = scores.len() as f64;
+            let mean = scores.iter().sum::<f64>() / n;
+            let per_game = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n;
+            // Exact: (n(4w + d) − (2w + d)²) / 4n², integers until one division.
+            let (wi, di, ni) = (u128::from(w), u128::from(d), u128::from(w + d + b));
+            let exact = (ni * (4 * wi + di) - (2 * wi + di).pow(2)) as f64 / (4 * ni * ni) as f64;
+            let (score, variance) = o.white_score_moments();
+            assert_eq!(score, mean);
+            assert!((variance - exact).abs() <= 1e-16, "{variance} vs {exact}");
+            assert!((per_game - exact).abs() <= 1e-14, "{per_game} vs {exact}");
+        }
+    }
+
+    #[test]
+    fn a_second_castling_of_a_kind_is_a_move_not_a_game() {
+        let twice = game(
+            "ext",
+            Outcome::Draw,
+            90,
+            vec![
+                castle(Side::White, "O-O", 8),
+                castle(Side::Black, "O-O", 9),
+                castle(Side::White, "O-O", 20),
+            ],
+        );
+        let once = game("ext", Outcome::WhiteWin, 50, vec![]);
+        let mut t = RulesetTally::new();
+        t.add(&twice);
+        t.add(&once);
+        let f = t.figures("ext").unwrap();
+        let white = &f.castling[0];
+        assert_eq!(
+            (white.side, white.count, white.games.count),
+            (Side::White, 2, 1)
+        );
+        assert_eq!(white.move_number.mean, 14.0);
+        assert_eq!(Some(f), ruleset_figures(&[twice, once]).pop());
+        assert_eq!(RulesetTally::new().figures("ext"), None);
+        assert_eq!(t.plies.len(), 2);
     }
 
     #[test]
