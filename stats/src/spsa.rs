@@ -24,8 +24,10 @@
 //!   one unit apart (official-stockfish/Stockfish#4776);
 //! * `c_end = 0` freezes a parameter (no perturbation, no update);
 //! * float parameters are tuned without rounding;
-//! * every update is recorded (θ after it, c_k, a_k, the pair's perturbation and result), so
-//!   a run can be plotted and replayed;
+//! * every update is described (θ after it, c_k, a_k, the pair's perturbation and result), so
+//!   a run can be plotted and replayed ([`SpsaReplay`], [`Spsa::verify_updates`]); the state
+//!   keeps them in memory unless told not to ([`Spsa::set_keep_history`]), for a caller that
+//!   stores each update [`Spsa::report`] returns and must not grow with the run;
 //! * the state, including the seeded random stream (xoshiro256++), is one serialisable
 //!   value: save it, load it, and the run continues bit for bit.
 
@@ -33,6 +35,7 @@ use crate::results::PairScore;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
@@ -338,7 +341,15 @@ pub struct Spsa {
     next_pair_id: u64,
     rng: Xoshiro256PlusPlus,
     outstanding: BTreeMap<u64, PairAssignment>,
+    /// Whether `history` is kept; snapshots from before the switch existed always kept it.
+    #[serde(default = "keep_history_by_default")]
+    keep_history: bool,
+    #[serde(default)]
     history: Vec<SpsaUpdate>,
+}
+
+fn keep_history_by_default() -> bool {
+    true
 }
 
 impl Spsa {
@@ -362,6 +373,7 @@ impl Spsa {
             credited: 0,
             next_pair_id: 0,
             outstanding: BTreeMap::new(),
+            keep_history: true,
             history: Vec::new(),
         })
     }
@@ -386,9 +398,28 @@ impl Spsa {
         self.credited >= self.config.pairs
     }
 
-    /// Every update so far, in the order applied.
+    /// Every update so far, in the order applied, while the history is kept (the default).
+    ///
+    /// Empty while it is not kept; after [`set_keep_history(true)`](Self::set_keep_history) on
+    /// a run that did not keep it, only the updates since.
     pub fn history(&self) -> &[SpsaUpdate] {
         &self.history
+    }
+
+    /// Whether [`history`](Self::history) records the updates.
+    pub fn keeps_history(&self) -> bool {
+        self.keep_history
+    }
+
+    /// Keep the updates in memory or not. Turning it off drops those kept so far; nothing
+    /// else changes (θ, the credited count, the schedule, the random stream and the
+    /// outstanding pairs evolve the same either way). A caller that turns it off stores the
+    /// updates [`report`](Self::report) returns, if it wants them.
+    pub fn set_keep_history(&mut self, keep: bool) {
+        self.keep_history = keep;
+        if !keep {
+            self.history = Vec::new();
+        }
     }
 
     /// Pairs handed out and not yet reported.
@@ -448,8 +479,8 @@ impl Spsa {
     }
 
     /// Apply the result of a pair: `score` is the pair score of the engine that played
-    /// `θ + c_k·δ`.
-    pub fn report(&mut self, pair_id: u64, score: PairScore) -> Result<&SpsaUpdate, SpsaError> {
+    /// `θ + c_k·δ`. Returns the update; it is the [`credited`](Self::credited)-th (1-based).
+    pub fn report(&mut self, pair_id: u64, score: PairScore) -> Result<SpsaUpdate, SpsaError> {
         let a = self
             .outstanding
             .remove(&pair_id)
@@ -464,7 +495,7 @@ impl Spsa {
             result,
         );
         self.credited += 1;
-        self.history.push(SpsaUpdate {
+        let update = SpsaUpdate {
             pair_id,
             iteration: a.iteration,
             flips: a.flips,
@@ -472,10 +503,11 @@ impl Spsa {
             a_k: a.a_k,
             result,
             theta: self.theta.clone(),
-        });
-        self.history
-            .last()
-            .ok_or_else(|| SpsaError::BadHistory("update not recorded".into()))
+        };
+        if self.keep_history {
+            self.history.push(update.clone());
+        }
+        Ok(update)
     }
 
     /// Forget an assignment whose pair will never be played (e.g. a lost worker).
@@ -487,35 +519,112 @@ impl Spsa {
     }
 
     /// Recompute θ from the start values and a recorded history, checking each recorded θ.
-    /// Returns the θ after every update (for plots).
+    /// Returns the θ after every update (for plots); [`SpsaReplay`] does the same one update
+    /// at a time, in constant memory.
     pub fn replay(config: &SpsaConfig, history: &[SpsaUpdate]) -> Result<Vec<Vec<f64>>, SpsaError> {
-        config.validate()?;
-        let n = config.params.len();
-        let mut theta: Vec<f64> = config.params.iter().map(|p| p.start).collect();
-        let mut path = Vec::with_capacity(history.len());
-        for (j, u) in history.iter().enumerate() {
-            if u.flips.len() != n || u.c_k.len() != n || u.a_k.len() != n || u.theta.len() != n {
+        let mut replay = SpsaReplay::new(config)?;
+        history
+            .iter()
+            .map(|u| replay.apply(u).map(<[f64]>::to_vec))
+            .collect()
+    }
+
+    /// Check this state against the updates stored for it (in the order applied, from the
+    /// first): each replays to the θ it records, their number is the credited count, the
+    /// last θ is the current one, and no update is for a pair still outstanding or never
+    /// handed out. Takes updates one at a time, so a caller can stream them from storage.
+    pub fn verify_updates<I>(&self, updates: I) -> Result<(), SpsaError>
+    where
+        I: IntoIterator,
+        I::Item: Borrow<SpsaUpdate>,
+    {
+        let mut replay = SpsaReplay::new(&self.config)?;
+        for u in updates {
+            let u = u.borrow();
+            if u.pair_id >= self.next_pair_id || self.outstanding.contains_key(&u.pair_id) {
                 return Err(SpsaError::BadHistory(format!(
-                    "update {j} does not have {n} parameters"
+                    "update {} is for pair {}, which was {}",
+                    replay.applied(),
+                    u.pair_id,
+                    if u.pair_id >= self.next_pair_id {
+                        "never handed out"
+                    } else {
+                        "not reported yet"
+                    }
                 )));
             }
-            apply_step(
-                &config.params,
-                &mut theta,
-                &u.flips,
-                &u.c_k,
-                &u.a_k,
-                u.result,
-            );
-            if theta != u.theta {
-                return Err(SpsaError::BadHistory(format!(
-                    "update {j} (pair {}) recorded θ {:?}, replay gives {:?}",
-                    u.pair_id, u.theta, theta
-                )));
-            }
-            path.push(theta.clone());
+            replay.apply(u)?;
         }
-        Ok(path)
+        if replay.applied() != self.credited {
+            return Err(SpsaError::BadHistory(format!(
+                "{} updates for {} credited pairs",
+                replay.applied(),
+                self.credited
+            )));
+        }
+        if replay.theta() != self.theta.as_slice() {
+            return Err(SpsaError::BadHistory(format!(
+                "the updates end at θ {:?}, the state is at {:?}",
+                replay.theta(),
+                self.theta
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// θ recomputed from a configuration's start values, one recorded update at a time.
+///
+/// Memory does not depend on the number of updates: a store of updates can be checked by
+/// streaming its rows through [`apply`](Self::apply).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpsaReplay {
+    params: Vec<SpsaParam>,
+    theta: Vec<f64>,
+    applied: u64,
+}
+
+impl SpsaReplay {
+    /// Start from the configuration's start values.
+    pub fn new(config: &SpsaConfig) -> Result<Self, SpsaError> {
+        config.validate()?;
+        Ok(Self {
+            theta: config.params.iter().map(|p| p.start).collect(),
+            params: config.params.clone(),
+            applied: 0,
+        })
+    }
+
+    /// Apply the next update and check the θ it records; returns θ after it. On an error
+    /// nothing changes.
+    pub fn apply(&mut self, u: &SpsaUpdate) -> Result<&[f64], SpsaError> {
+        let (n, j) = (self.params.len(), self.applied);
+        if u.flips.len() != n || u.c_k.len() != n || u.a_k.len() != n || u.theta.len() != n {
+            return Err(SpsaError::BadHistory(format!(
+                "update {j} does not have {n} parameters"
+            )));
+        }
+        let mut theta = self.theta.clone();
+        apply_step(&self.params, &mut theta, &u.flips, &u.c_k, &u.a_k, u.result);
+        if theta != u.theta {
+            return Err(SpsaError::BadHistory(format!(
+                "update {j} (pair {}) recorded θ {:?}, replay gives {:?}",
+                u.pair_id, u.theta, theta
+            )));
+        }
+        self.theta = theta;
+        self.applied += 1;
+        Ok(&self.theta)
+    }
+
+    /// θ after the updates applied so far.
+    pub fn theta(&self) -> &[f64] {
+        &self.theta
+    }
+
+    /// Updates applied so far.
+    pub fn applied(&self) -> u64 {
+        self.applied
     }
 }
 
@@ -643,6 +752,37 @@ mod tests {
             SpsaError::UnknownPair(a.pair_id)
         );
         assert_eq!(s.report(99, score).unwrap_err(), SpsaError::UnknownPair(99));
+    }
+
+    #[test]
+    fn old_snapshots_keep_their_history_and_bad_update_lists_are_named() {
+        let mut s = Spsa::new(SpsaConfig::new(vec![param(ParamKind::Int, 2.0)], 10, 1)).unwrap();
+        let a = s.assign(2);
+        let score = PairScore::from_half_points(3).unwrap();
+        let u = s.report(a[0].pair_id, score).unwrap();
+        // A snapshot written before `keep_history` existed.
+        let mut v = serde_json::to_value(&s).unwrap();
+        v.as_object_mut().unwrap().remove("keep_history");
+        let old: Spsa = serde_json::from_value(v).unwrap();
+        assert!(old.keeps_history());
+        assert_eq!(old, s);
+        assert_eq!(old.history(), std::slice::from_ref(&u));
+
+        s.verify_updates([&u]).unwrap();
+        let bad = |r: Result<(), SpsaError>| match r {
+            Err(SpsaError::BadHistory(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        let mut outstanding = u.clone();
+        outstanding.pair_id = a[1].pair_id;
+        assert!(bad(s.verify_updates([&outstanding])).contains("not reported yet"));
+        let mut unknown = u.clone();
+        unknown.pair_id = 99;
+        assert!(bad(s.verify_updates([&unknown])).contains("never handed out"));
+        assert!(bad(s.verify_updates(Vec::<SpsaUpdate>::new())).contains("0 updates for 1"));
+        let mut moved = u.clone();
+        moved.theta[0] += 1.0;
+        assert!(bad(s.verify_updates([moved])).contains("replay gives"));
     }
 
     #[test]

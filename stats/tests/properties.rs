@@ -1,7 +1,7 @@
 //! Property tests of the statistics (proptest).
 
 use proptest::prelude::*;
-use stats::spsa::{ParamKind, Spsa, SpsaConfig, SpsaParam};
+use stats::spsa::{ParamKind, Spsa, SpsaConfig, SpsaError, SpsaParam, SpsaReplay, SpsaUpdate};
 use stats::{
     logistic_elo, normalized_elo, sprt_elo, EloModel, PairScore, Pentanomial, Results, SprtParams,
     StatsError, Trinomial,
@@ -228,5 +228,70 @@ proptest! {
         let path = Spsa::replay(&config, a.history()).unwrap();
         let last = path.last().map(Vec::as_slice).unwrap_or(a.theta());
         prop_assert_eq!(last, a.theta());
+    }
+}
+
+/// Play `batches` batches of three pairs, reported out of order, the middle pair of every
+/// fourth batch abandoned; returns the updates `report` gave.
+fn run_mixed(spsa: &mut Spsa, batches: u32) -> Vec<SpsaUpdate> {
+    let mut updates = Vec::new();
+    for b in 0..batches {
+        let batch = spsa.assign(3);
+        for (i, a) in batch.iter().enumerate().rev() {
+            if b % 4 == 3 && i == 1 {
+                spsa.abandon(a.pair_id).unwrap();
+                continue;
+            }
+            let score = play(&a.plus, &a.minus, a.pair_id);
+            updates.push(spsa.report(a.pair_id, score).unwrap());
+        }
+    }
+    updates
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn spsa_without_history_runs_the_same(config in spsa_config(), batches in 1u32..40, cut in 0u32..40) {
+        let mut on = Spsa::new(config.clone()).unwrap();
+        let mut off = Spsa::new(config.clone()).unwrap();
+        off.set_keep_history(false);
+        prop_assert!(on.keeps_history() && !off.keeps_history());
+        let cut = cut.min(batches);
+        let mut kept = run_mixed(&mut on, cut);
+        let mut given = run_mixed(&mut off, cut);
+        // Through a snapshot halfway, as the coordinator does.
+        let mut off: Spsa = serde_json::from_str(&serde_json::to_string(&off).unwrap()).unwrap();
+        kept.extend(run_mixed(&mut on, batches - cut));
+        given.extend(run_mixed(&mut off, batches - cut));
+
+        // The same updates, θ trajectory included, and the same state apart from the history.
+        prop_assert_eq!(&kept, &given);
+        prop_assert_eq!(on.history(), kept.as_slice());
+        prop_assert!(off.history().is_empty());
+        prop_assert_eq!(off.credited(), given.len() as u64);
+        prop_assert_eq!(on.theta(), off.theta());
+        prop_assert_eq!(on.assign(2), off.assign(2));
+        on.set_keep_history(false);
+        prop_assert!(on.history().is_empty());
+        prop_assert_eq!(&on, &off);
+
+        // The updates, held by the caller, check against the state and replay to its θ.
+        off.verify_updates(&given).unwrap();
+        off.verify_updates(given.iter().cloned()).unwrap();
+        let mut replay = SpsaReplay::new(&config).unwrap();
+        for u in &given {
+            prop_assert_eq!(replay.apply(u).unwrap(), u.theta.as_slice());
+        }
+        prop_assert_eq!(replay.theta(), off.theta());
+        prop_assert_eq!(replay.applied(), off.credited());
+        if !given.is_empty() {
+            // A missing update is caught.
+            prop_assert!(matches!(
+                off.verify_updates(&given[1..]),
+                Err(SpsaError::BadHistory(_))
+            ));
+        }
     }
 }
