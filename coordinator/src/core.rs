@@ -12,14 +12,18 @@ use crate::config::{option_string, RunConfig};
 use crate::error::CoreError;
 use crate::facts;
 use crate::figures;
-use crate::ledger::{LeaseError, LeaseRecord, LeaseState, Ledger, Returned, RunId, WorkerId};
+use crate::ledger::{
+    LeaseError, LeaseRecord, LeaseState, Ledger, ReportCheck, Returned, RunId, WorkerId,
+};
 pub use crate::model::{
     Counters, Detail, GameFacts, Grant, PairReport, PairWork, ReleaseOutcome, RunStatus,
     SubmitOutcome, Summary, Timing, WorkerInfo,
 };
-use crate::run::{spsa_restore, spsa_snapshot, PairEntry, Run, Worker};
+use crate::run::{spsa_restore, spsa_snapshot, Run, Worker};
 use crate::scheduler::{self, Candidate, SizeInput};
 use crate::store::{self, LeaseMeta, Principal, ResultRow, Role};
+use crate::totals::TokenTotals;
+use crate::verify;
 use proto::limits;
 use rusqlite::Connection;
 use stats::spsa::{PairAssignment, Spsa, SpsaUpdate};
@@ -129,7 +133,9 @@ impl Core {
         self.generation
     }
 
-    /// Throw the memory state away and load it from the database.
+    /// Throw the memory state away and load the live state from the database: runs with
+    /// their totals and snapshots, active leases, queues. Nothing here grows with the number
+    /// of pairs a run has stored (a run stored before the totals existed is rebuilt once).
     pub fn reload(&mut self) -> Result<(), CoreError> {
         let s = store::load(&self.conn)?;
         let names = store::token_names(&self.conn)?;
@@ -156,16 +162,8 @@ impl Core {
                 },
             );
         }
-        let records: Vec<_> = s.runs.iter().map(|r| r.record).collect();
-        let active: BTreeSet<u64> = s
-            .leases
-            .iter()
-            .filter(|l| l.state == LeaseState::Active)
-            .map(|l| l.id)
-            .collect();
-        let leases_by_id: BTreeMap<u64, LeaseRecord> =
-            s.leases.iter().map(|l| (l.id, l.clone())).collect();
-        self.ledger = Ledger::restore(&records, s.leases);
+        let mut records: Vec<_> = s.runs.iter().map(|r| r.record).collect();
+        let mut requeued = s.requeued;
         self.lease_meta = s.lease_meta;
         self.runs.clear();
         for row in s.runs {
@@ -175,20 +173,83 @@ impl Core {
                 .map_err(|e| CoreError::Internal(format!("run {}: {e}", row.id)))?;
             run.finish_reason = row.finish_reason;
             if let Some(snapshot) = &row.spsa {
-                let history = s
-                    .spsa_updates
-                    .get(&row.id)
-                    .map_or(&[][..], |v| v.as_slice());
-                run.spsa = Some(spsa_restore(snapshot, history)?);
+                run.spsa = Some(spsa_restore(snapshot, &[])?);
             }
             run.excluded = s.exclusions.get(&row.id).cloned().unwrap_or_default();
+            run.sprt = match &row.sprt {
+                Some(json) => Some(serde_json::from_str(json).map_err(|e| {
+                    CoreError::Internal(format!("stored SPRT state of run {}: {e}", row.id))
+                })?),
+                None => run.new_sprt()?,
+            };
+            for (token, json) in s.totals.get(&row.id).into_iter().flatten() {
+                let t: TokenTotals = serde_json::from_str(json).map_err(|e| {
+                    CoreError::Internal(format!("stored totals of run {}: {e}", row.id))
+                })?;
+                run.totals.by_token.insert(token.clone(), t);
+            }
+            let needs_rebuild = !row.totals_ok;
+            if needs_rebuild || !run.excluded.is_empty() {
+                let active: BTreeSet<u64> = s
+                    .leases
+                    .iter()
+                    .filter(|l| l.run == row.id)
+                    .flat_map(|l| l.pairs.iter().copied())
+                    .collect();
+                let rebuilt = verify::rebuild(
+                    &self.conn,
+                    row.id,
+                    &run.config,
+                    &run.excluded,
+                    row.record.next_fresh,
+                    &active,
+                )?;
+                run.excluded_indices = rebuilt.excluded_indices;
+                if needs_rebuild {
+                    tracing::info!(
+                        run = row.id,
+                        pairs = rebuilt.done,
+                        "rebuilding a run's totals from its stored pairs"
+                    );
+                    run.totals = rebuilt.totals;
+                    run.sprt = rebuilt.sprt;
+                    if let Some(r) = records.iter_mut().find(|r| r.id == row.id) {
+                        r.done = rebuilt.done;
+                    }
+                    requeued.insert(row.id, rebuilt.requeued.clone());
+                    let tx = self.conn.unchecked_transaction()?;
+                    for (token, t) in &run.totals.by_token {
+                        store::set_token_totals(
+                            &tx,
+                            row.id,
+                            token,
+                            &serde_json::to_string(t).map_err(internal)?,
+                        )?;
+                    }
+                    store::requeue(
+                        &tx,
+                        row.id,
+                        &rebuilt.requeued.iter().copied().collect::<Vec<_>>(),
+                    )?;
+                    store::set_run_counts(&tx, row.id, row.record.next_fresh, rebuilt.done)?;
+                    let sprt = run
+                        .sprt
+                        .as_ref()
+                        .map(serde_json::to_string)
+                        .transpose()
+                        .map_err(internal)?;
+                    store::set_run_state(&tx, row.id, None, sprt.as_deref())?;
+                    store::set_totals_ok(&tx, row.id)?;
+                    tx.commit()?;
+                }
+            }
             self.runs.insert(row.id, run);
         }
         for ((lease, index), json) in &s.lease_spsa {
-            let Some(l) = leases_by_id.get(lease) else {
+            let Some(l) = s.leases.iter().find(|l| l.id == *lease) else {
                 continue;
             };
-            if !active.contains(lease) || l.reported.contains(index) {
+            if l.reported.contains(index) {
                 continue;
             }
             let a = serde_json::from_str::<PairAssignment>(json).map_err(|e| {
@@ -198,27 +259,7 @@ impl Core {
                 run.spsa_pairs.insert(*index, a);
             }
         }
-        for r in s.results {
-            let games: Vec<GameFacts> = serde_json::from_str(&r.games).map_err(|e| {
-                CoreError::Internal(format!("stored games of pair {}: {e}", r.index))
-            })?;
-            let score = PairScore::from_half_points(r.score)
-                .ok_or_else(|| CoreError::Internal(format!("stored score {}", r.score)))?;
-            if let Some(run) = self.runs.get_mut(&r.run_id) {
-                run.pairs.insert(
-                    r.index,
-                    PairEntry {
-                        worker: r.worker_id,
-                        score,
-                        games,
-                    },
-                );
-            }
-        }
-        let workers = &self.workers;
-        for run in self.runs.values_mut() {
-            run.rebuild_sprt(workers)?;
-        }
+        self.ledger = Ledger::restore(&records, &requeued, s.leases, s.next_lease_id);
         Ok(())
     }
 
@@ -495,7 +536,6 @@ impl Core {
             let lease = core
                 .ledger
                 .issue(run_id, worker, n, deadline)?
-                .cloned()
                 .ok_or_else(|| CoreError::Internal("run had no pairs after all".into()))?;
             let run = core
                 .runs
@@ -511,7 +551,10 @@ impl Core {
                 }
                 snapshot = Some(spsa_snapshot(spsa)?);
             }
-            let next_fresh = core.ledger.run_record(run_id).map_or(0, |r| r.next_fresh);
+            let record = core
+                .ledger
+                .run_record(run_id)
+                .ok_or(CoreError::UnknownRun(run_id))?;
             core.lease_meta.insert(
                 lease.id,
                 LeaseMeta {
@@ -521,7 +564,8 @@ impl Core {
             );
             core.commit(|tx| {
                 store::insert_lease(tx, &lease, now_ms, slots, &spsa_rows)?;
-                store::set_run_progress(tx, run_id, next_fresh, snapshot.as_deref())?;
+                store::set_run_counts(tx, run_id, record.next_fresh, record.done)?;
+                store::set_run_state(tx, run_id, snapshot.as_deref(), None)?;
                 Ok(())
             })?;
             let run = &core.runs[&run_id];
@@ -551,7 +595,7 @@ impl Core {
             }
             for r in &returned {
                 tracing::warn!(
-                    lease = r.lease,
+                    lease = r.lease.id,
                     run = r.run,
                     returned = r.pairs.len(),
                     "lease expired"
@@ -563,11 +607,12 @@ impl Core {
         })
     }
 
-    /// Forget SPSA assignments of returned pairs and write the lease states. Callers run it
-    /// inside [`Core::atomically`].
+    /// Forget SPSA assignments of returned pairs, store the ended leases and the pairs that
+    /// went back to the queue. Callers run it inside [`Core::atomically`].
     fn persist_returned(&mut self, returned: &[Returned]) -> Result<(), CoreError> {
         let mut snapshots = BTreeMap::new();
         for r in returned {
+            self.lease_meta.remove(&r.lease.id);
             if let Some(run) = self.runs.get_mut(&r.run) {
                 for i in &r.pairs {
                     if let (Some(a), Some(spsa)) = (run.spsa_pairs.remove(i), run.spsa.as_mut()) {
@@ -579,23 +624,31 @@ impl Core {
                 }
             }
         }
-        let leases: Vec<LeaseRecord> = returned
+        let runs: BTreeSet<RunId> = returned.iter().map(|r| r.run).collect();
+        let records: Vec<_> = runs
             .iter()
-            .filter_map(|r| self.ledger.lease(r.lease).cloned())
-            .collect();
-        let cursors: Vec<(u64, u64)> = returned
-            .iter()
-            .filter_map(|r| self.ledger.run_record(r.run).map(|x| (r.run, x.next_fresh)))
+            .filter_map(|&r| self.ledger.run_record(r))
             .collect();
         self.commit(|tx| {
-            for l in &leases {
-                store::update_lease(tx, l)?;
+            for r in returned {
+                store::update_lease(tx, &r.lease)?;
+                store::requeue(tx, r.run, &r.pairs)?;
             }
-            for (run, next) in &cursors {
-                store::set_run_progress(tx, *run, *next, snapshots.get(run).map(String::as_str))?;
+            for rec in &records {
+                store::set_run_counts(tx, rec.id, rec.next_fresh, rec.done)?;
+                store::set_run_state(tx, rec.id, snapshots.get(&rec.id).map(String::as_str), None)?;
             }
             Ok(())
         })
+    }
+
+    /// A lease that left the ledger, from the database: why a late call about it is refused.
+    fn ended_lease(&self, id: u64, worker: WorkerId) -> Result<LeaseRecord, CoreError> {
+        let l = store::lease_row(&self.conn, id)?.ok_or(LeaseError::UnknownLease(id))?;
+        if l.worker != worker {
+            return Err(LeaseError::NotHolder(id).into());
+        }
+        Ok(l)
     }
 
     /// Extend leases; returns per lease `Ok(deadline)` or the reason it is not valid (one of
@@ -628,7 +681,14 @@ impl Core {
         let mut changed = Vec::new();
         for &id in leases {
             let res = match self.ledger.lease(id) {
-                None => Err("unknown lease".to_string()),
+                None => match self.ended_lease(id, worker) {
+                    Ok(l) => Err(l.state.as_str().to_string()),
+                    Err(CoreError::Lease(LeaseError::NotHolder(_))) => Err("not yours".to_string()),
+                    Err(CoreError::Lease(LeaseError::UnknownLease(_))) => {
+                        Err("unknown lease".to_string())
+                    }
+                    Err(e) => return Err(e),
+                },
                 Some(l) if l.worker != worker => Err("not yours".to_string()),
                 Some(l) => match self.runs.get(&l.run).map(|r| r.status) {
                     Some(RunStatus::Paused) => Err("run paused".to_string()),
@@ -689,7 +749,7 @@ impl Core {
         pairs: Vec<PairReport>,
         now_ms: u64,
     ) -> Result<SubmitOutcome, CoreError> {
-        self.check_worker(who, worker)?;
+        let label = self.check_worker(who, worker)?.info.name.clone();
         if seq == 0 {
             return Err(LeaseError::ZeroSeq.into());
         }
@@ -707,53 +767,48 @@ impl Core {
         }
         self.expire(now_ms)?;
         // Check everything before anything changes.
-        let lease = self
-            .ledger
-            .lease(lease_id)
-            .cloned()
-            .ok_or(LeaseError::UnknownLease(lease_id))?;
-        if lease.worker != worker {
-            return Err(LeaseError::NotHolder(lease_id).into());
-        }
+        let Some(lease) = self.ledger.lease(lease_id).cloned() else {
+            // The lease left the ledger: a repeat of a committed report is acknowledged, and
+            // anything else is refused with the lease's state.
+            let l = self.ended_lease(lease_id, worker)?;
+            if seq <= l.last_seq {
+                return Ok(SubmitOutcome {
+                    duplicate: true,
+                    accepted: 0,
+                    reported: 0,
+                    continue_lease: false,
+                });
+            }
+            return Err(LeaseError::NotValid {
+                lease: lease_id,
+                state: l.state.as_str(),
+            }
+            .into());
+        };
         let run_id = lease.run;
         let run = self
             .runs
             .get(&run_id)
             .ok_or(CoreError::UnknownRun(run_id))?;
-        if seq <= lease.last_seq {
-            // Committed before (the answer was lost): acknowledge again, change nothing.
-            return Ok(SubmitOutcome {
-                duplicate: true,
-                accepted: 0,
-                reported: lease.reported.len() as u32,
-                continue_lease: lease.state == LeaseState::Active
-                    && run.status == RunStatus::Active,
-            });
-        }
+        let indices: Vec<u64> = pairs.iter().map(|p| p.index).collect();
+        let new = match self
+            .ledger
+            .check_report(lease_id, worker, seq, &indices, now_ms)?
+        {
+            ReportCheck::Duplicate(out) => {
+                return Ok(SubmitOutcome {
+                    duplicate: true,
+                    accepted: 0,
+                    reported: out.reported as u32,
+                    continue_lease: run.status == RunStatus::Active,
+                })
+            }
+            ReportCheck::New(new) => new,
+        };
         let mut scores = BTreeMap::new();
         for p in &pairs {
-            if !lease.pairs.contains(&p.index) {
-                return Err(LeaseError::PairNotInLease {
-                    lease: lease_id,
-                    index: p.index,
-                }
-                .into());
-            }
-            if scores
-                .insert(p.index, facts::check_pair(&run.config, p)?)
-                .is_some()
-            {
-                return Err(CoreError::BadReport(format!(
-                    "pair {} listed twice",
-                    p.index
-                )));
-            }
+            scores.insert(p.index, facts::check_pair(&run.config, p)?);
         }
-        let new: BTreeSet<u64> = scores
-            .keys()
-            .copied()
-            .filter(|i| !lease.reported.contains(i))
-            .collect();
         if let Some(spsa) = &run.spsa {
             if let Some(i) = new.iter().find(|i| !run.spsa_pairs.contains_key(i)) {
                 // Only a bug can get here: every leased pair of an SPSA run has a perturbation.
@@ -763,8 +818,8 @@ impl Core {
                 )));
             }
         }
-        let mut rows = Vec::new();
-        for p in pairs.into_iter().filter(|p| new.contains(&p.index)) {
+        let mut rows = Vec::with_capacity(pairs.len());
+        for p in pairs {
             let games = serde_json::to_string(&p.games).map_err(internal)?;
             rows.push((
                 ResultRow {
@@ -778,9 +833,8 @@ impl Core {
                 p,
             ));
         }
-        let was_active = lease.state == LeaseState::Active;
         self.atomically(|core| {
-            core.apply_report(who, worker, &lease, seq, &scores, rows, was_active, now_ms)
+            core.apply_report(who, worker, &label, &lease, seq, &scores, rows, now_ms)
         })
     }
 
@@ -790,11 +844,11 @@ impl Core {
         &mut self,
         who: &Principal,
         worker: WorkerId,
+        label: &str,
         lease: &LeaseRecord,
         seq: u64,
         scores: &BTreeMap<u64, PairScore>,
         rows: Vec<(ResultRow, PairReport)>,
-        was_active: bool,
         now_ms: u64,
     ) -> Result<SubmitOutcome, CoreError> {
         let (lease_id, run_id) = (lease.id, lease.run);
@@ -802,40 +856,49 @@ impl Core {
         let out = self
             .ledger
             .report(lease_id, worker, seq, &indices, now_ms)?;
-        let workers = &self.workers;
+        let lease_now = out
+            .lease
+            .clone()
+            .ok_or(LeaseError::UnknownLease(lease_id))?;
         let run = self
             .runs
             .get_mut(&run_id)
             .ok_or(CoreError::UnknownRun(run_id))?;
         let mut updates: Vec<(u64, String)> = Vec::new();
         let mut stored = Vec::with_capacity(rows.len());
+        let token = &who.name;
         for (row, p) in rows {
             let score = scores[&p.index];
             if let (Some(spsa), Some(a)) = (run.spsa.as_mut(), run.spsa_pairs.remove(&p.index)) {
-                let update: &SpsaUpdate = spsa.report(a.pair_id, score).map_err(internal)?;
-                let json = serde_json::to_string(update).map_err(internal)?;
-                updates.push((spsa.history().len() as u64, json));
+                #[allow(clippy::clone_on_copy, clippy::redundant_clone)]
+                let update: SpsaUpdate = spsa.report(a.pair_id, score).map_err(internal)?.clone();
+                let json = serde_json::to_string(&update).map_err(internal)?;
+                updates.push((spsa.credited(), json));
             }
-            if !run.is_excluded(worker, workers) {
-                let compact = p.index - run.excluded_below(p.index, workers);
+            if !run.excluded.contains(token) {
+                let index = run.sprt_index(p.index);
                 if let Some(sprt) = run.sprt.as_mut() {
-                    sprt.record(compact, score).map_err(internal)?;
+                    sprt.record(index, score).map_err(internal)?;
                 }
             }
+            run.totals
+                .by_token
+                .entry(token.clone())
+                .or_default()
+                .add(score, &p.games, label);
             self.counters.games += p.games.len() as u64;
-            run.pairs.insert(
-                p.index,
-                PairEntry {
-                    worker,
-                    score,
-                    games: p.games,
-                },
-            );
             stored.push((row, p.pgn_gz));
         }
+        let totals_json = run
+            .totals
+            .by_token
+            .get(token)
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(internal)?;
         // Learn how long a pair takes, once, when this report completes the lease.
-        if out.completed && was_active {
-            if let Some(meta) = self.lease_meta.get(&lease_id) {
+        if out.completed {
+            if let Some(meta) = self.lease_meta.remove(&lease_id) {
                 let secs = now_ms.saturating_sub(meta.started_ms) as f64 / 1000.0;
                 run.timer
                     .observe(who.token_id, secs, meta.slots, lease.pairs.len());
@@ -850,12 +913,20 @@ impl Core {
                 finish = Some(format!("sprt {}", sprt.state()));
             }
         }
-        if finish.is_none()
-            && self.ledger.done(run_id) >= self.ledger.run_record(run_id).map_or(0, |r| r.total)
-        {
+        let record = self
+            .ledger
+            .run_record(run_id)
+            .ok_or(CoreError::UnknownRun(run_id))?;
+        if finish.is_none() && record.done >= record.total {
             finish = Some("all pairs played".to_string());
         }
-        let snapshot = run.spsa.as_ref().map(spsa_snapshot).transpose()?;
+        let spsa_snapshot = run.spsa.as_ref().map(spsa_snapshot).transpose()?;
+        let sprt_snapshot = run
+            .sprt
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(internal)?;
         let mut returned = Vec::new();
         if let Some(reason) = &finish {
             if !run.status.is_over() {
@@ -867,18 +938,16 @@ impl Core {
                 finish = None;
             }
         }
-        let lease_now = self
-            .ledger
-            .lease(lease_id)
-            .cloned()
-            .ok_or(LeaseError::UnknownLease(lease_id))?;
         let status = self.runs[&run_id].status;
         let reason = self.runs[&run_id].finish_reason.clone();
-        let next_fresh = self.ledger.run_record(run_id).map_or(0, |r| r.next_fresh);
-        let revoked: Vec<LeaseRecord> = returned
-            .iter()
-            .filter_map(|r| self.ledger.lease(r.lease).cloned())
-            .collect();
+        for r in &returned {
+            self.lease_meta.remove(&r.lease.id);
+        }
+        let record = self
+            .ledger
+            .run_record(run_id)
+            .ok_or(CoreError::UnknownRun(run_id))?;
+        let token = token.clone();
         self.commit(|tx| {
             for (row, pgn) in &stored {
                 store::insert_result(tx, row, pgn)?;
@@ -887,9 +956,19 @@ impl Core {
                 store::insert_spsa_update(tx, run_id, *seq, data)?;
             }
             store::update_lease(tx, &lease_now)?;
-            store::set_run_progress(tx, run_id, next_fresh, snapshot.as_deref())?;
-            for l in &revoked {
-                store::update_lease(tx, l)?;
+            store::set_run_counts(tx, run_id, record.next_fresh, record.done)?;
+            store::set_run_state(
+                tx,
+                run_id,
+                spsa_snapshot.as_deref(),
+                sprt_snapshot.as_deref(),
+            )?;
+            if let Some(json) = &totals_json {
+                store::set_token_totals(tx, run_id, &token, json)?;
+            }
+            for r in &returned {
+                store::update_lease(tx, &r.lease)?;
+                store::requeue(tx, run_id, &r.pairs)?;
             }
             if finish.is_some() {
                 store::set_run_status(tx, run_id, status.as_str(), &reason)?;
@@ -917,10 +996,14 @@ impl Core {
     ) -> Result<ReleaseOutcome, CoreError> {
         self.check_worker(who, worker)?;
         check_len("failure reason", failure, limits::FAILURE_BYTES)?;
-        let lease = self
-            .ledger
-            .lease(lease_id)
-            .ok_or(LeaseError::UnknownLease(lease_id))?;
+        let Some(lease) = self.ledger.lease(lease_id) else {
+            let l = self.ended_lease(lease_id, worker)?;
+            return Err(LeaseError::NotValid {
+                lease: lease_id,
+                state: l.state.as_str(),
+            }
+            .into());
+        };
         if lease.worker != worker {
             return Err(LeaseError::NotHolder(lease_id).into());
         }
@@ -1011,7 +1094,7 @@ impl Core {
         self.atomically(|core| {
             let mut run = Run::new(id, config, toml_text.to_string(), now_ms);
             run.spsa = spsa;
-            run.rebuild_sprt(&core.workers)?;
+            run.sprt = run.new_sprt()?;
             core.ledger.add_run(id, total);
             core.runs.insert(id, run);
             tracing::info!(run = id, pairs = total, "run created");
@@ -1113,18 +1196,45 @@ impl Core {
                     returned.extend(core.ledger.revoke(id, Some(w)));
                 }
             }
+            if !returned.is_empty() {
+                core.persist_returned(&returned)?;
+            }
             let run = core.runs.get_mut(&id).ok_or(CoreError::UnknownRun(id))?;
             if exclude {
                 run.excluded.insert(token.to_string());
             } else {
                 run.excluded.remove(token);
             }
-            run.rebuild_sprt(&core.workers)?;
+            // The SPRT is recomputed without the excluded tokens' pairs: a scan of the stored
+            // pairs, once per exclusion (a rare operator action).
+            let active: BTreeSet<u64> = core
+                .ledger
+                .active_leases(id)
+                .flat_map(|l| l.pairs.iter().copied())
+                .collect();
+            let next_fresh = core.ledger.run_record(id).map_or(0, |r| r.next_fresh);
+            let rebuilt = verify::rebuild(
+                &core.conn,
+                id,
+                &run.config,
+                &run.excluded,
+                next_fresh,
+                &active,
+            )?;
+            run.excluded_indices = rebuilt.excluded_indices;
+            run.sprt = rebuilt.sprt;
+            let sprt = run
+                .sprt
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()
+                .map_err(internal)?;
             let name = token.to_string();
-            core.commit(|tx| Ok(store::set_exclusion(tx, id, &name, exclude)?))?;
-            if !returned.is_empty() {
-                core.persist_returned(&returned)?;
-            }
+            core.commit(|tx| {
+                store::set_exclusion(tx, id, &name, exclude)?;
+                store::set_run_state(tx, id, None, sprt.as_deref())?;
+                Ok(())
+            })?;
             core.detail(id)
         })
     }
@@ -1132,7 +1242,7 @@ impl Core {
     /// A run's figures.
     pub fn detail(&self, id: RunId) -> Result<Detail, CoreError> {
         let run = self.runs.get(&id).ok_or(CoreError::UnknownRun(id))?;
-        Ok(figures::detail(run, self.summary(id)?, &self.workers))
+        Ok(figures::detail(run, self.summary(id)?))
     }
 
     /// Figures for the metrics endpoint: (workers seen, leases outstanding, queue depth).

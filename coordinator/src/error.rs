@@ -70,8 +70,10 @@ impl CoreError {
             Self::Lease(e) => match e {
                 LeaseError::UnknownLease(_) | LeaseError::UnknownRun(_) => Code::NotFound,
                 LeaseError::NotHolder(_) => Code::PermissionDenied,
-                LeaseError::NotValid { .. } => Code::FailedPrecondition,
-                LeaseError::PairNotInLease { .. } | LeaseError::ZeroSeq => Code::InvalidArgument,
+                LeaseError::NotValid { .. } | LeaseError::SeqGap { .. } => Code::FailedPrecondition,
+                LeaseError::PairNotInLease { .. }
+                | LeaseError::AlreadyReported { .. }
+                | LeaseError::ZeroSeq => Code::InvalidArgument,
             },
             Self::UnknownRun(_) | Self::UnknownWorker(_) => Code::NotFound,
             Self::NotYourWorker(_) | Self::PermissionDenied(_) => Code::PermissionDenied,

@@ -1,54 +1,18 @@
-//! A run's figures from its counted pairs: pentanomial, W/D/L, Elo, SPRT and SPSA state,
+//! A run's figures from its running totals: pentanomial, W/D/L, Elo, SPRT and SPSA state,
 //! study rows, and per-token shares with their residuals.
 
 use crate::config::RunKind;
-use crate::ledger::WorkerId;
 use crate::model::{Detail, SprtFigures, SpsaRow, Summary, WorkerShare};
 use crate::residual;
-use crate::run::{Run, Worker};
-use stats::study::{GameRecord, Outcome};
-use stats::{Pentanomial, Results};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::run::Run;
+use stats::Results;
+use std::collections::BTreeSet;
 
-/// Most machine labels shown per token.
-const LABELS_SHOWN: usize = 16;
-
-/// Compute a run's figures.
-pub fn detail(run: &Run, summary: Summary, workers: &BTreeMap<WorkerId, Worker>) -> Detail {
-    let mut penta = Pentanomial::default();
-    let mut wdl = [0u64; 3];
-    let mut by_token: BTreeMap<String, ([u64; 5], BTreeSet<String>)> = BTreeMap::new();
-    let mut records = Vec::new();
-    for p in run.pairs.values() {
-        let (name, label) = workers.get(&p.worker).map_or_else(
-            || (format!("worker-{}", p.worker), String::new()),
-            |w| (w.token_name.clone(), w.info.name.clone()),
-        );
-        let row = by_token.entry(name.clone()).or_default();
-        row.0[usize::from(p.score.half_points())] += 1;
-        if !label.is_empty() && row.1.len() < LABELS_SHOWN {
-            row.1.insert(label);
-        }
-        if run.excluded.contains(&name) {
-            continue;
-        }
-        penta.add(p.score);
-        for g in &p.games {
-            let first_half = match (g.outcome, g.first_is_white) {
-                (Outcome::Draw, _) => 1,
-                (Outcome::WhiteWin, true) | (Outcome::BlackWin, false) => 2,
-                _ => 0,
-            };
-            wdl[[2, 1, 0][first_half]] += 1;
-            records.push(GameRecord {
-                ruleset: g.ruleset.clone(),
-                result: g.outcome,
-                plies: g.plies,
-                termination: g.termination.clone(),
-                castlings: g.castlings.clone(),
-            });
-        }
-    }
+/// Compute a run's figures from its running totals: O(tokens), whatever the run's length.
+pub fn detail(run: &Run, summary: Summary) -> Detail {
+    let counted = run.totals.counted(&run.excluded);
+    let penta = counted.pentanomial;
+    let wdl = counted.wdl;
     let results = Results::Pentanomial(penta);
     let (elo, nelo) = if penta.pairs() > 0 {
         (
@@ -100,21 +64,28 @@ pub fn detail(run: &Run, summary: Summary, workers: &BTreeMap<WorkerId, Worker>)
             .study
             .as_ref()
             .and_then(|s| s.baseline.as_deref())
-            .filter(|b| records.iter().any(|r| r.ruleset == *b));
-        stats::study::study(&records, baseline).ok()
+            .filter(|b| counted.study.ruleset(b).is_some());
+        counted.study.study(baseline).ok()
     } else {
         None
     };
-    let rows: Vec<[u64; 5]> = by_token.values().map(|r| r.0).collect();
+    let rows: Vec<[u64; 5]> = run
+        .totals
+        .by_token
+        .values()
+        .map(|t| t.pentanomial)
+        .collect();
     let res = residual::residuals(&rows);
-    let workers = by_token
-        .into_iter()
+    let workers = run
+        .totals
+        .by_token
+        .iter()
         .zip(res)
-        .map(|((name, (p, labels)), r)| WorkerShare {
-            excluded: run.excluded.contains(&name),
-            name,
-            labels: labels.into_iter().collect(),
-            pentanomial: p,
+        .map(|((name, t), r)| WorkerShare {
+            excluded: run.excluded.contains(name),
+            name: name.clone(),
+            labels: t.labels.iter().cloned().collect(),
+            pentanomial: t.pentanomial,
             residual: r,
         })
         .collect();

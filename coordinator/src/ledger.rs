@@ -1,15 +1,19 @@
 //! Which pair indices of which run are where: queued, leased, reported.
 //!
 //! This is the exactly-once core of the coordinator, kept pure and synchronous (no I/O, no
-//! clock: callers pass `now`). The storage layer persists [`Ledger::records`] and rebuilds the
-//! ledger with [`Ledger::restore`]; everything else (the queue of returned pairs, the done
-//! counts) is derived, so a restart cannot disagree with what was committed.
+//! clock: callers pass `now`). It holds only live state, so its size does not grow with a
+//! run: each run's counters and queue of returned pairs, and the *active* leases. A lease
+//! that ends (completed, expired, released, revoked) leaves the ledger and is handed to the
+//! caller to store; the caller answers late calls about it from the database. Expiry pops a
+//! deadline queue instead of scanning every lease. The storage layer persists
+//! [`Ledger::records`] and the queue, and rebuilds the ledger with [`Ledger::restore`].
 //!
 //! Rules:
 //! * a lease holds a set of pair indices of one run; lower indices are handed out first
 //!   (returned pairs before fresh ones), so the SPRT's contiguous prefix fills early;
-//! * a report is cumulative for its lease and numbered; a number not above the last one is
-//!   a repeat and changes nothing; a report of a pair outside the lease is refused;
+//! * reports are incremental and numbered: report `n + 1` follows report `n`; a number not
+//!   above the last one is a repeat and changes nothing; a gap is refused, as is a pair
+//!   outside the lease or reported before;
 //! * a lease that is past its deadline, released or revoked takes no new report, and its
 //!   unreported pairs go back to the queue: exactly those, so no index is lost or played
 //!   twice.
@@ -94,12 +98,30 @@ pub enum LeaseError {
     /// Report numbers start at 1.
     #[error("report number 0 is invalid (numbers start at 1)")]
     ZeroSeq,
+    /// A report number skips one that was never committed.
+    #[error("lease {lease}: report {got} cannot follow report {last} (send report {} first)", last + 1)]
+    SeqGap {
+        /// The lease.
+        lease: LeaseId,
+        /// The last committed number.
+        last: u64,
+        /// The number sent.
+        got: u64,
+    },
+    /// A pair was reported before (reports carry only new pairs).
+    #[error("pair {index} of lease {lease} was reported before")]
+    AlreadyReported {
+        /// The lease.
+        lease: LeaseId,
+        /// The pair index.
+        index: u64,
+    },
     /// No such run in the ledger.
     #[error("unknown run {0}")]
     UnknownRun(RunId),
 }
 
-/// One lease as stored.
+/// One lease: live in the ledger while active, stored whole when it ends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeaseRecord {
     /// Lease id.
@@ -136,6 +158,8 @@ pub struct RunRecord {
     pub total: u64,
     /// Indices below this have been handed out at least once.
     pub next_fresh: u64,
+    /// Pairs reported.
+    pub done: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,13 +182,25 @@ pub struct ReportOutcome {
     pub reported: usize,
     /// Whether the lease is now complete.
     pub completed: bool,
+    /// The lease after the report (also when it just completed and left the ledger).
+    pub lease: Option<LeaseRecord>,
 }
 
-/// A lease that lost its pairs (expired, released, revoked).
+/// What [`Ledger::check_report`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportCheck {
+    /// A repeat of a committed report.
+    Duplicate(ReportOutcome),
+    /// A valid new report with these new pairs.
+    New(BTreeSet<u64>),
+}
+
+/// A lease that ended early (expired, released, revoked): its final record, and the pairs
+/// that went back to the queue.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Returned {
-    /// The lease.
-    pub lease: LeaseId,
+    /// The lease as it ended.
+    pub lease: LeaseRecord,
     /// The run.
     pub run: RunId,
     /// Pairs that went back to the queue.
@@ -175,7 +211,10 @@ pub struct Returned {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ledger {
     runs: BTreeMap<RunId, RunPairs>,
+    /// Active leases only.
     leases: BTreeMap<LeaseId, LeaseRecord>,
+    /// Active leases by deadline: expiry pops from the front.
+    deadlines: BTreeSet<(u64, LeaseId)>,
     next_lease_id: LeaseId,
 }
 
@@ -208,24 +247,23 @@ impl Ledger {
             id,
             total: r.total,
             next_fresh: r.next_fresh,
+            done: r.done,
         })
     }
 
-    /// A lease.
+    /// An active lease.
     pub fn lease(&self, id: LeaseId) -> Option<&LeaseRecord> {
         self.leases.get(&id)
     }
 
-    /// Every lease, by id.
+    /// Every active lease, by id.
     pub fn leases(&self) -> impl Iterator<Item = &LeaseRecord> {
         self.leases.values()
     }
 
     /// Active leases of a run.
     pub fn active_leases(&self, run: RunId) -> impl Iterator<Item = &LeaseRecord> {
-        self.leases
-            .values()
-            .filter(move |l| l.run == run && l.state == LeaseState::Active)
+        self.leases.values().filter(move |l| l.run == run)
     }
 
     /// Pairs of a run that can be handed out now.
@@ -245,11 +283,16 @@ impl Ledger {
         self.runs.get(&run).map_or(0, |r| r.leased)
     }
 
-    /// Pairs returned to the queue and waiting (for tests and metrics).
+    /// Pairs returned to the queue and waiting.
     pub fn requeued(&self, run: RunId) -> Vec<u64> {
         self.runs
             .get(&run)
             .map_or_else(Vec::new, |r| r.requeued.iter().copied().collect())
+    }
+
+    /// The id the next lease will get.
+    pub fn next_lease_id(&self) -> LeaseId {
+        self.next_lease_id
     }
 
     /// Hand up to `max_pairs` pairs of `run` to `worker`, lowest indices first. `None` when the
@@ -260,7 +303,7 @@ impl Ledger {
         worker: WorkerId,
         max_pairs: u64,
         deadline_ms: u64,
-    ) -> Result<Option<&LeaseRecord>, LeaseError> {
+    ) -> Result<Option<LeaseRecord>, LeaseError> {
         let r = self.runs.get_mut(&run).ok_or(LeaseError::UnknownRun(run))?;
         let mut pairs = BTreeSet::new();
         while (pairs.len() as u64) < max_pairs {
@@ -279,20 +322,19 @@ impl Ledger {
         r.leased += pairs.len() as u64;
         let id = self.next_lease_id;
         self.next_lease_id += 1;
-        self.leases.insert(
+        let lease = LeaseRecord {
             id,
-            LeaseRecord {
-                id,
-                run,
-                worker,
-                state: LeaseState::Active,
-                deadline_ms,
-                last_seq: 0,
-                pairs,
-                reported: BTreeSet::new(),
-            },
-        );
-        Ok(self.leases.get(&id))
+            run,
+            worker,
+            state: LeaseState::Active,
+            deadline_ms,
+            last_seq: 0,
+            pairs,
+            reported: BTreeSet::new(),
+        };
+        self.deadlines.insert((deadline_ms, id));
+        self.leases.insert(id, lease.clone());
+        Ok(Some(lease))
     }
 
     fn valid_lease(
@@ -305,28 +347,24 @@ impl Ledger {
         if lease.worker != worker {
             return Err(LeaseError::NotHolder(id));
         }
-        match lease.state {
-            LeaseState::Active if now_ms > lease.deadline_ms => Err(LeaseError::NotValid {
+        if now_ms > lease.deadline_ms {
+            return Err(LeaseError::NotValid {
                 lease: id,
                 state: LeaseState::Expired.as_str(),
-            }),
-            LeaseState::Active => Ok(lease),
-            s => Err(LeaseError::NotValid {
-                lease: id,
-                state: s.as_str(),
-            }),
+            });
         }
+        Ok(lease)
     }
 
-    /// Record a cumulative report: `pairs` are all pairs of the lease finished so far.
-    pub fn report(
-        &mut self,
+    /// Check an incremental report without changing anything: a repeat, or the new pairs.
+    pub fn check_report(
+        &self,
         id: LeaseId,
         worker: WorkerId,
         seq: u64,
         pairs: &[u64],
         now_ms: u64,
-    ) -> Result<ReportOutcome, LeaseError> {
+    ) -> Result<ReportCheck, LeaseError> {
         if seq == 0 {
             return Err(LeaseError::ZeroSeq);
         }
@@ -336,48 +374,75 @@ impl Ledger {
         }
         if seq <= lease.last_seq {
             // Committed before (the answer was lost): acknowledge again, change nothing.
-            return Ok(ReportOutcome {
+            return Ok(ReportCheck::Duplicate(ReportOutcome {
                 duplicate: true,
                 new_pairs: Vec::new(),
                 reported: lease.reported.len(),
-                completed: lease.state == LeaseState::Completed,
+                completed: false,
+                lease: Some(lease.clone()),
+            }));
+        }
+        let lease = self.valid_lease(id, worker, now_ms)?;
+        if seq != lease.last_seq + 1 {
+            return Err(LeaseError::SeqGap {
+                lease: id,
+                last: lease.last_seq,
+                got: seq,
             });
         }
-        if lease.state != LeaseState::Completed {
-            self.valid_lease(id, worker, now_ms)?;
+        let mut new_pairs = BTreeSet::new();
+        for &index in pairs {
+            if !lease.pairs.contains(&index) {
+                return Err(LeaseError::PairNotInLease { lease: id, index });
+            }
+            if lease.reported.contains(&index) || !new_pairs.insert(index) {
+                return Err(LeaseError::AlreadyReported { lease: id, index });
+            }
         }
-        let lease = self
+        Ok(ReportCheck::New(new_pairs))
+    }
+
+    /// Record an incremental report of an active lease: `pairs` are the pairs finished since
+    /// report `seq - 1`. A lease that is not active is [`LeaseError::UnknownLease`] here; the
+    /// caller knows from storage whether it ended and how. Nothing changes on an error.
+    pub fn report(
+        &mut self,
+        id: LeaseId,
+        worker: WorkerId,
+        seq: u64,
+        pairs: &[u64],
+        now_ms: u64,
+    ) -> Result<ReportOutcome, LeaseError> {
+        let new_pairs = match self.check_report(id, worker, seq, pairs, now_ms)? {
+            ReportCheck::Duplicate(out) => return Ok(out),
+            ReportCheck::New(p) => p,
+        };
+        let mut lease = self
             .leases
-            .get_mut(&id)
+            .remove(&id)
             .ok_or(LeaseError::UnknownLease(id))?;
-        if let Some(&index) = pairs.iter().find(|i| !lease.pairs.contains(i)) {
-            return Err(LeaseError::PairNotInLease { lease: id, index });
-        }
-        let new_pairs: Vec<u64> = pairs
-            .iter()
-            .copied()
-            .filter(|i| !lease.reported.contains(i))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
         lease.reported.extend(new_pairs.iter().copied());
         lease.last_seq = seq;
         let completed = lease.reported.len() == lease.pairs.len();
-        let was_active = lease.state == LeaseState::Active;
-        if completed {
-            lease.state = LeaseState::Completed;
-        }
-        let reported = lease.reported.len();
-        let run = lease.run;
-        let r = self.runs.get_mut(&run).ok_or(LeaseError::UnknownRun(run))?;
+        let r = self
+            .runs
+            .get_mut(&lease.run)
+            .ok_or(LeaseError::UnknownRun(lease.run))?;
         r.done += new_pairs.len() as u64;
         r.leased -= new_pairs.len() as u64;
-        debug_assert!(was_active || new_pairs.is_empty());
+        let reported = lease.reported.len();
+        if completed {
+            lease.state = LeaseState::Completed;
+            self.deadlines.remove(&(lease.deadline_ms, id));
+        } else {
+            self.leases.insert(id, lease.clone());
+        }
         Ok(ReportOutcome {
             duplicate: false,
-            new_pairs,
+            new_pairs: new_pairs.into_iter().collect(),
             reported,
             completed,
+            lease: Some(lease),
         })
     }
 
@@ -394,15 +459,17 @@ impl Ledger {
             .leases
             .get_mut(&id)
             .ok_or(LeaseError::UnknownLease(id))?;
-        lease.deadline_ms = lease.deadline_ms.max(deadline_ms);
+        if deadline_ms > lease.deadline_ms {
+            self.deadlines.remove(&(lease.deadline_ms, id));
+            lease.deadline_ms = deadline_ms;
+            self.deadlines.insert((deadline_ms, id));
+        }
         Ok(lease)
     }
 
     fn end_lease(&mut self, id: LeaseId, state: LeaseState) -> Option<Returned> {
-        let lease = self.leases.get_mut(&id)?;
-        if lease.state != LeaseState::Active {
-            return None;
-        }
+        let mut lease = self.leases.remove(&id)?;
+        self.deadlines.remove(&(lease.deadline_ms, id));
         lease.state = state;
         let pairs: Vec<u64> = lease.unreported().collect();
         let run = lease.run;
@@ -410,24 +477,23 @@ impl Ledger {
             r.leased -= pairs.len() as u64;
             r.requeued.extend(pairs.iter().copied());
         }
-        Some(Returned {
-            lease: id,
-            run,
-            pairs,
-        })
+        Some(Returned { lease, run, pairs })
     }
 
-    /// Expire every active lease whose deadline is before `now_ms`.
+    /// Expire every active lease whose deadline is before `now_ms`: pops the deadline queue,
+    /// so a call costs O(log n) plus the leases it expires.
     pub fn expire(&mut self, now_ms: u64) -> Vec<Returned> {
-        let due: Vec<LeaseId> = self
-            .leases
-            .values()
-            .filter(|l| l.state == LeaseState::Active && l.deadline_ms < now_ms)
-            .map(|l| l.id)
-            .collect();
-        due.into_iter()
-            .filter_map(|id| self.end_lease(id, LeaseState::Expired))
-            .collect()
+        let mut out = Vec::new();
+        while let Some(&(deadline, id)) = self.deadlines.first() {
+            if deadline >= now_ms {
+                break;
+            }
+            self.deadlines.pop_first();
+            if let Some(r) = self.end_lease(id, LeaseState::Expired) {
+                out.push(r);
+            }
+        }
+        out
     }
 
     /// The worker hands a lease back.
@@ -454,7 +520,8 @@ impl Ledger {
             .collect()
     }
 
-    /// What is persisted: runs and leases.
+    /// What is persisted of the live state: runs and active leases (the queues are stored as
+    /// they change; see [`Ledger::requeued`]).
     pub fn records(&self) -> (Vec<RunRecord>, Vec<LeaseRecord>) {
         let runs = self
             .runs
@@ -464,41 +531,35 @@ impl Ledger {
         (runs, self.leases.values().cloned().collect())
     }
 
-    /// Rebuild from persisted records. The queue of returned pairs is derived: every index
-    /// handed out before that is neither reported nor in an active lease.
-    pub fn restore(runs: &[RunRecord], leases: Vec<LeaseRecord>) -> Self {
+    /// Rebuild from persisted live state: runs, their queues of returned pairs, the active
+    /// leases, and the next lease id.
+    pub fn restore(
+        runs: &[RunRecord],
+        requeued: &BTreeMap<RunId, BTreeSet<u64>>,
+        active: Vec<LeaseRecord>,
+        next_lease_id: LeaseId,
+    ) -> Self {
         let mut ledger = Self::new();
+        ledger.next_lease_id = next_lease_id.max(1);
         for r in runs {
             ledger.runs.insert(
                 r.id,
                 RunPairs {
                     total: r.total,
                     next_fresh: r.next_fresh.min(r.total),
-                    requeued: BTreeSet::new(),
-                    done: 0,
+                    requeued: requeued.get(&r.id).cloned().unwrap_or_default(),
+                    done: r.done,
                     leased: 0,
                 },
             );
         }
-        let mut taken: BTreeMap<RunId, BTreeSet<u64>> = BTreeMap::new();
-        for l in leases {
+        for l in active {
             ledger.next_lease_id = ledger.next_lease_id.max(l.id + 1);
-            let t = taken.entry(l.run).or_default();
-            t.extend(l.reported.iter().copied());
             if let Some(r) = ledger.runs.get_mut(&l.run) {
-                r.done += l.reported.len() as u64;
-                if l.state == LeaseState::Active {
-                    r.leased += l.pairs.len() as u64 - l.reported.len() as u64;
-                }
+                r.leased += (l.pairs.len() - l.reported.len()) as u64;
             }
-            if l.state == LeaseState::Active {
-                t.extend(l.pairs.iter().copied());
-            }
+            ledger.deadlines.insert((l.deadline_ms, l.id));
             ledger.leases.insert(l.id, l);
-        }
-        for (id, r) in &mut ledger.runs {
-            let t = taken.remove(id).unwrap_or_default();
-            r.requeued = (0..r.next_fresh).filter(|i| !t.contains(i)).collect();
         }
         ledger
     }
@@ -513,7 +574,7 @@ mod tests {
     fn lease_report_complete() {
         let mut l = Ledger::new();
         l.add_run(1, 5);
-        let lease = l.issue(1, 7, 3, 100).unwrap().unwrap().clone();
+        let lease = l.issue(1, 7, 3, 100).unwrap().unwrap();
         assert_eq!(lease.pairs, [0, 1, 2].into());
         let out = l.report(lease.id, 7, 1, &[1], 50).unwrap();
         assert_eq!(out.new_pairs, vec![1]);
@@ -522,16 +583,31 @@ mod tests {
         assert!(out.duplicate);
         // Another worker cannot report.
         assert_eq!(
-            l.report(lease.id, 8, 2, &[1, 2], 50),
+            l.report(lease.id, 8, 2, &[2], 50),
             Err(LeaseError::NotHolder(lease.id))
         );
         assert!(matches!(
-            l.report(lease.id, 7, 2, &[1, 4], 50),
+            l.report(lease.id, 7, 2, &[4], 50),
             Err(LeaseError::PairNotInLease { index: 4, .. })
         ));
-        let out = l.report(lease.id, 7, 2, &[1, 0, 2], 50).unwrap();
+        // Incremental: a pair reported before is refused, as is a gap in the numbers.
+        assert!(matches!(
+            l.report(lease.id, 7, 2, &[1, 2], 50),
+            Err(LeaseError::AlreadyReported { index: 1, .. })
+        ));
+        assert!(matches!(
+            l.report(lease.id, 7, 3, &[2], 50),
+            Err(LeaseError::SeqGap {
+                last: 1,
+                got: 3,
+                ..
+            })
+        ));
+        let out = l.report(lease.id, 7, 2, &[0, 2], 50).unwrap();
         assert_eq!(out.new_pairs, vec![0, 2]);
         assert!(out.completed);
+        // A completed lease leaves the ledger.
+        assert!(l.lease(lease.id).is_none());
         assert_eq!(l.done(1), 3);
         assert_eq!(l.available(1), 2);
     }
@@ -544,30 +620,32 @@ mod tests {
         l.report(a, 7, 1, &[1], 50).unwrap();
         // Past the deadline the lease takes no report even before the sweep.
         assert!(matches!(
-            l.report(a, 7, 2, &[1, 2], 101),
+            l.report(a, 7, 2, &[2], 101),
             Err(LeaseError::NotValid { .. })
         ));
+        // The old holder's resend of its committed report is still acknowledged.
+        assert!(l.report(a, 7, 1, &[1], 101).unwrap().duplicate);
         let returned = l.expire(101);
         assert_eq!(returned[0].pairs, vec![0, 2]);
-        let b = l.issue(1, 8, 10, 300).unwrap().unwrap().clone();
+        assert_eq!(returned[0].lease.state, LeaseState::Expired);
+        let b = l.issue(1, 8, 10, 300).unwrap().unwrap();
         assert_eq!(b.pairs, [0, 2, 3].into());
-        // The old holder's resend of its committed report is still acknowledged.
-        assert!(l.report(a, 7, 1, &[1], 102).unwrap().duplicate);
     }
 
     #[test]
-    fn restore_derives_the_queue() {
+    fn expiry_pops_the_deadline_queue_in_order() {
         let mut l = Ledger::new();
-        l.add_run(1, 10);
-        let a = l.issue(1, 7, 4, 100).unwrap().unwrap().id;
-        let b = l.issue(1, 8, 3, 100).unwrap().unwrap().id;
-        l.report(a, 7, 1, &[0, 2], 10).unwrap();
-        l.report(b, 8, 1, &[5], 10).unwrap();
-        l.expire(200);
-        let (runs, leases) = l.records();
-        let r = Ledger::restore(&runs, leases);
-        assert_eq!(r, l);
-        assert_eq!(r.requeued(1), vec![1, 3, 4, 6]);
+        l.add_run(1, 100);
+        let a = l.issue(1, 7, 1, 300).unwrap().unwrap().id;
+        let b = l.issue(1, 7, 1, 100).unwrap().unwrap().id;
+        let c = l.issue(1, 7, 1, 200).unwrap().unwrap().id;
+        // A heartbeat moves a lease back in the queue.
+        l.heartbeat(b, 7, 50, 400).unwrap();
+        let ids = |r: Vec<Returned>| r.into_iter().map(|x| x.lease.id).collect::<Vec<_>>();
+        assert_eq!(ids(l.expire(250)), vec![c]);
+        assert_eq!(ids(l.expire(350)), vec![a]);
+        assert_eq!(ids(l.expire(450)), vec![b]);
+        assert!(l.expire(10_000).is_empty());
     }
 
     #[derive(Debug, Clone)]
@@ -616,18 +694,17 @@ mod tests {
     /// Every index of every run is in exactly one place, and never counted twice.
     fn check(l: &Ledger, counted: &BTreeMap<(RunId, u64), u32>, totals: &[(RunId, u64)]) {
         for &(run, total) in totals {
-            let mut seen = BTreeMap::new();
+            let mut seen: BTreeMap<u64, u32> = BTreeMap::new();
             for i in l.requeued(run) {
                 *seen.entry(i).or_insert(0) += 1;
             }
-            for lease in l.leases().filter(|x| x.run == run) {
-                for i in &lease.reported {
-                    *seen.entry(*i).or_insert(0) += 1;
-                }
-                if lease.state == LeaseState::Active {
-                    for i in lease.unreported() {
-                        *seen.entry(i).or_insert(0) += 1;
-                    }
+            for (&(r, i), _) in counted.iter().filter(|((r, _), _)| *r == run) {
+                let _ = r;
+                *seen.entry(i).or_insert(0) += 1;
+            }
+            for lease in l.active_leases(run) {
+                for i in lease.unreported() {
+                    *seen.entry(i).or_insert(0) += 1;
                 }
             }
             let next_fresh = l.run_record(run).unwrap().next_fresh;
@@ -639,6 +716,11 @@ mod tests {
             }
             let reported: u64 = counted.keys().filter(|(r, _)| *r == run).count() as u64;
             assert_eq!(l.done(run), reported);
+            let leased: u64 = l
+                .active_leases(run)
+                .map(|x| x.unreported().count() as u64)
+                .sum();
+            assert_eq!(l.leased(run), leased);
         }
     }
 
@@ -653,7 +735,6 @@ mod tests {
             }
             let mut now = 0u64;
             let mut counted: BTreeMap<(RunId, u64), u32> = BTreeMap::new();
-            let mut seqs: BTreeMap<LeaseId, u64> = BTreeMap::new();
             for op in ops {
                 let ids: Vec<LeaseId> = l.leases().map(|x| x.id).collect();
                 let pick = |i: usize| ids.get(i % ids.len().max(1)).copied();
@@ -665,15 +746,11 @@ mod tests {
                         let Some(id) = pick(lease) else { continue };
                         let rec = l.lease(id).unwrap().clone();
                         let worker = if worker_ok { rec.worker } else { rec.worker + 100 };
-                        let next = seqs.get(&id).copied().unwrap_or(0) + 1;
-                        let seq = next.saturating_sub(seq_back).max(1);
-                        // Cumulative: what was reported plus some more of the lease.
-                        let mut pairs: Vec<u64> = rec.reported.iter().copied().collect();
-                        pairs.extend(rec.unreported().take(take));
+                        let seq = (rec.last_seq + 1).saturating_sub(seq_back).max(1);
+                        // Incremental: some pairs not reported yet (or, for a repeat, any).
+                        let pairs: Vec<u64> = rec.unreported().take(take).collect();
                         if let Ok(out) = l.report(id, worker, seq, &pairs, now) {
-                            if !out.duplicate {
-                                seqs.insert(id, seq);
-                            }
+                            prop_assert!(!out.duplicate || out.new_pairs.is_empty());
                             for i in out.new_pairs {
                                 *counted.entry((rec.run, i)).or_insert(0) += 1;
                             }
@@ -696,7 +773,11 @@ mod tests {
                     Op::Revoke { run } => { l.revoke(totals[run].0, None); }
                     Op::Restart => {
                         let (runs, leases) = l.records();
-                        let restored = Ledger::restore(&runs, leases);
+                        let queues = totals
+                            .iter()
+                            .map(|&(r, _)| (r, l.requeued(r).into_iter().collect()))
+                            .collect();
+                        let restored = Ledger::restore(&runs, &queues, leases, l.next_lease_id());
                         prop_assert_eq!(&restored, &l);
                         l = restored;
                     }
@@ -707,7 +788,7 @@ mod tests {
             now += 10 * TTL;
             l.expire(now);
             for (run, _) in totals {
-                while let Some(lease) = l.issue(run, 1, 3, now + TTL).unwrap().cloned() {
+                while let Some(lease) = l.issue(run, 1, 3, now + TTL).unwrap() {
                     let pairs: Vec<u64> = lease.pairs.iter().copied().collect();
                     let out = l.report(lease.id, 1, 1, &pairs, now).unwrap();
                     for i in out.new_pairs {

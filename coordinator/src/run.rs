@@ -3,11 +3,12 @@
 
 use crate::config::RunConfig;
 use crate::error::CoreError;
-use crate::ledger::{RunId, WorkerId};
-use crate::model::{GameFacts, PairWork, RunStatus};
+use crate::ledger::RunId;
+use crate::model::{PairWork, RunStatus};
 use crate::scheduler::PairTimer;
+use crate::totals::RunTotals;
 use stats::spsa::{PairAssignment, Spsa};
-use stats::{OrderedSprt, PairScore};
+use stats::OrderedSprt;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A worker registration as the core keeps it.
@@ -19,17 +20,6 @@ pub struct Worker {
     pub token_name: String,
     /// What it declared.
     pub info: crate::model::WorkerInfo,
-}
-
-/// One counted pair.
-#[derive(Debug, Clone)]
-pub struct PairEntry {
-    /// Who reported it.
-    pub worker: WorkerId,
-    /// `first`'s score.
-    pub score: PairScore,
-    /// The two games.
-    pub games: Vec<GameFacts>,
 }
 
 /// A run in memory.
@@ -47,8 +37,10 @@ pub struct Run {
     pub finish_reason: String,
     /// Created, ms.
     pub created_ms: u64,
-    /// Counted pairs by index.
-    pub pairs: BTreeMap<u64, PairEntry>,
+    /// Running totals per token (the pairs themselves stay in the database).
+    pub totals: RunTotals,
+    /// Indices stored by excluded tokens, ascending (the SPRT skips them).
+    pub excluded_indices: Vec<u64>,
     /// SPSA state (SPSA runs).
     pub spsa: Option<Spsa>,
     /// SPSA assignment of each leased, unreported pair index.
@@ -128,7 +120,8 @@ impl Run {
             status: RunStatus::Active,
             finish_reason: String::new(),
             created_ms,
-            pairs: BTreeMap::new(),
+            totals: RunTotals::default(),
+            excluded_indices: Vec::new(),
             spsa: None,
             spsa_pairs: BTreeMap::new(),
             sprt: None,
@@ -138,45 +131,21 @@ impl Run {
         }
     }
 
-    /// Whether a worker's results are excluded (by its token).
-    pub fn is_excluded(&self, worker: WorkerId, workers: &BTreeMap<WorkerId, Worker>) -> bool {
-        !self.excluded.is_empty()
-            && workers
-                .get(&worker)
-                .is_some_and(|w| self.excluded.contains(&w.token_name))
-    }
-
-    /// Rebuild the ordered SPRT from the counted pairs. Excluded workers' pairs are skipped:
-    /// indices are compacted so their gaps do not hold the prefix back.
-    pub fn rebuild_sprt(&mut self, workers: &BTreeMap<WorkerId, Worker>) -> Result<(), CoreError> {
+    /// A fresh SPRT for this run's design (SPRT runs).
+    pub fn new_sprt(&self) -> Result<Option<OrderedSprt>, CoreError> {
         let Some(params) = self.config.sprt_params().map_err(CoreError::Config)? else {
-            return Ok(());
+            return Ok(None);
         };
         let batch = self.config.sprt.as_ref().map_or(1, |s| s.batch_pairs);
-        let mut sprt =
-            OrderedSprt::new(params, batch).map_err(|e| CoreError::Internal(e.to_string()))?;
-        let mut skipped = 0u64;
-        for (&i, p) in &self.pairs {
-            if self.is_excluded(p.worker, workers) {
-                skipped += 1;
-                continue;
-            }
-            sprt.record(i - skipped, p.score)
-                .map_err(|e| CoreError::Internal(e.to_string()))?;
-        }
-        self.sprt = Some(sprt);
-        Ok(())
+        OrderedSprt::new(params, batch)
+            .map(Some)
+            .map_err(|e| CoreError::Internal(e.to_string()))
     }
 
-    /// Excluded pairs below `index` (for compacted SPRT indices).
-    pub fn excluded_below(&self, index: u64, workers: &BTreeMap<WorkerId, Worker>) -> u64 {
-        if self.excluded.is_empty() {
-            return 0;
-        }
-        self.pairs
-            .range(..index)
-            .filter(|(_, p)| self.is_excluded(p.worker, workers))
-            .count() as u64
+    /// The SPRT index of pair `index`: excluded pairs below it are skipped, so their gaps do
+    /// not hold the contiguous prefix back.
+    pub fn sprt_index(&self, index: u64) -> u64 {
+        index - self.excluded_indices.partition_point(|&i| i < index) as u64
     }
 
     /// The work of one pair index.

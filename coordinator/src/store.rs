@@ -102,6 +102,28 @@ CREATE TABLE lease_failures (
 CREATE INDEX lease_failures_run ON lease_failures(run_id);
 DELETE FROM exclusions;
 "#,
+    // 3: live state only. A run keeps its counters, its queue of returned pairs, its SPRT
+    // snapshot and running totals per token, so start-up and `run show` never read every
+    // pair. Runs stored before this (totals_ok = 0) have their totals rebuilt once at the
+    // next start.
+    r#"
+ALTER TABLE runs ADD COLUMN done INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN sprt TEXT;
+ALTER TABLE runs ADD COLUMN totals_ok INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE requeued (
+    run_id INTEGER NOT NULL,
+    pair_index INTEGER NOT NULL,
+    PRIMARY KEY (run_id, pair_index)
+) WITHOUT ROWID;
+CREATE TABLE token_totals (
+    run_id INTEGER NOT NULL,
+    token TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, token)
+) WITHOUT ROWID;
+CREATE INDEX leases_state ON leases(state);
+CREATE INDEX pair_results_worker ON pair_results(run_id, worker_id);
+"#,
 ];
 
 /// Slots a worker token gets when `token add` is not told otherwise.
@@ -381,6 +403,10 @@ pub struct RunRow {
     pub record: RunRecord,
     /// SPSA state snapshot without its history.
     pub spsa: Option<String>,
+    /// SPRT state snapshot.
+    pub sprt: Option<String>,
+    /// Whether the running totals are stored (false: rebuild them from the stored pairs).
+    pub totals_ok: bool,
 }
 
 /// A stored pair result.
@@ -409,24 +435,26 @@ pub struct LeaseMeta {
     pub slots: u32,
 }
 
-/// Everything loaded at start-up.
+/// The live state loaded at start-up: nothing whose size grows with a run's length.
 #[derive(Debug, Default)]
 pub struct Snapshot {
     /// Workers.
     pub workers: Vec<WorkerRow>,
     /// Runs.
     pub runs: Vec<RunRow>,
-    /// Leases with their pairs and reported pairs.
+    /// Active leases with their pairs and reported pairs.
     pub leases: Vec<LeaseRecord>,
-    /// Lease start time and slots, by lease.
+    /// The id the next lease gets.
+    pub next_lease_id: u64,
+    /// Lease start time and slots, by active lease.
     pub lease_meta: BTreeMap<u64, LeaseMeta>,
-    /// SPSA assignments of lease pairs: (lease, index) to JSON.
+    /// SPSA assignments of active lease pairs: (lease, index) to JSON.
     pub lease_spsa: BTreeMap<(u64, u64), String>,
-    /// Pair results in commit order.
-    pub results: Vec<ResultRow>,
-    /// SPSA history rows per run, in order.
-    pub spsa_updates: BTreeMap<u64, Vec<String>>,
-    /// Excluded worker names per run.
+    /// Returned pairs waiting, per run.
+    pub requeued: BTreeMap<u64, BTreeSet<u64>>,
+    /// Running totals per run and token (JSON).
+    pub totals: BTreeMap<u64, BTreeMap<String, String>>,
+    /// Excluded token names per run.
     pub exclusions: BTreeMap<u64, BTreeSet<String>>,
 }
 
@@ -434,7 +462,17 @@ fn u(v: i64) -> u64 {
     v.max(0) as u64
 }
 
-/// Read the whole state.
+fn lease_state(v: String) -> StoreResult<LeaseState> {
+    LeaseState::parse(&v).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            3,
+            rusqlite::types::Type::Text,
+            format!("unknown lease state {v:?}").into(),
+        )
+    })
+}
+
+/// Read the live state.
 pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
     let mut s = Snapshot::default();
     let mut q = conn.prepare("SELECT id, token_id, name, info FROM workers ORDER BY id")?;
@@ -449,7 +487,8 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
         })?
         .collect::<StoreResult<_>>()?;
     let mut q = conn.prepare(
-        "SELECT id, config_toml, status, finish_reason, created_ms, total, next_fresh, spsa
+        "SELECT id, config_toml, status, finish_reason, created_ms, total, next_fresh, spsa,
+                done, sprt, totals_ok
          FROM runs ORDER BY id",
     )?;
     s.runs = q
@@ -465,46 +504,17 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
                     id,
                     total: u(r.get(5)?),
                     next_fresh: u(r.get(6)?),
+                    done: u(r.get(8)?),
                 },
                 spsa: r.get(7)?,
+                sprt: r.get(9)?,
+                totals_ok: r.get::<_, i64>(10)? != 0,
             })
         })?
         .collect::<StoreResult<_>>()?;
-    let mut pairs: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
-    let mut q = conn.prepare("SELECT lease_id, pair_index, spsa FROM lease_pairs")?;
-    let rows = q.query_map([], |r| {
-        Ok((u(r.get(0)?), u(r.get(1)?), r.get::<_, Option<String>>(2)?))
-    })?;
-    for row in rows {
-        let (lease, index, spsa) = row?;
-        pairs.entry(lease).or_default().insert(index);
-        if let Some(j) = spsa {
-            s.lease_spsa.insert((lease, index), j);
-        }
-    }
-    let mut q = conn.prepare(
-        "SELECT run_id, pair_index, lease_id, worker_id, score, games FROM pair_results
-         ORDER BY rowid",
-    )?;
-    s.results = q
-        .query_map([], |r| {
-            Ok(ResultRow {
-                run_id: u(r.get(0)?),
-                index: u(r.get(1)?),
-                lease_id: u(r.get(2)?),
-                worker_id: u(r.get(3)?),
-                score: r.get(4)?,
-                games: r.get(5)?,
-            })
-        })?
-        .collect::<StoreResult<_>>()?;
-    let mut reported: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
-    for r in &s.results {
-        reported.entry(r.lease_id).or_default().insert(r.index);
-    }
     let mut q = conn.prepare(
         "SELECT id, run_id, worker_id, state, deadline_ms, last_seq, created_ms, slots
-         FROM leases ORDER BY id",
+         FROM leases WHERE state = 'active' ORDER BY id",
     )?;
     let rows = q.query_map([], |r| {
         Ok((
@@ -520,9 +530,6 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
     })?;
     for row in rows {
         let (id, run, worker, state, deadline_ms, last_seq, created, slots) = row?;
-        let state = LeaseState::parse(&state).ok_or_else(|| {
-            rusqlite::Error::InvalidColumnType(3, "state".into(), rusqlite::types::Type::Text)
-        })?;
         s.lease_meta.insert(
             id,
             LeaseMeta {
@@ -534,18 +541,48 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
             id,
             run,
             worker,
-            state,
+            state: lease_state(state)?,
             deadline_ms,
             last_seq,
-            pairs: pairs.remove(&id).unwrap_or_default(),
-            reported: reported.remove(&id).unwrap_or_default(),
+            pairs: BTreeSet::new(),
+            reported: BTreeSet::new(),
         });
     }
-    let mut q = conn.prepare("SELECT run_id, data FROM spsa_updates ORDER BY run_id, seq")?;
-    let rows = q.query_map([], |r| Ok((u(r.get(0)?), r.get::<_, String>(1)?)))?;
+    let mut pairs_q =
+        conn.prepare("SELECT pair_index, spsa FROM lease_pairs WHERE lease_id = ?1")?;
+    let mut reported_q = conn.prepare("SELECT pair_index FROM pair_results WHERE lease_id = ?1")?;
+    for l in &mut s.leases {
+        let rows = pairs_q.query_map(params![l.id as i64], |r| {
+            Ok((u(r.get(0)?), r.get::<_, Option<String>>(1)?))
+        })?;
+        for row in rows {
+            let (index, spsa) = row?;
+            l.pairs.insert(index);
+            if let Some(j) = spsa {
+                s.lease_spsa.insert((l.id, index), j);
+            }
+        }
+        let rows = reported_q.query_map(params![l.id as i64], |r| r.get::<_, i64>(0))?;
+        for row in rows {
+            l.reported.insert(u(row?));
+        }
+    }
+    s.next_lease_id = conn.query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM leases", [], |r| {
+        r.get::<_, i64>(0)
+    })? as u64;
+    let mut q = conn.prepare("SELECT run_id, pair_index FROM requeued")?;
+    let rows = q.query_map([], |r| Ok((u(r.get(0)?), u(r.get(1)?))))?;
     for row in rows {
-        let (run, data) = row?;
-        s.spsa_updates.entry(run).or_default().push(data);
+        let (run, index) = row?;
+        s.requeued.entry(run).or_default().insert(index);
+    }
+    let mut q = conn.prepare("SELECT run_id, token, data FROM token_totals")?;
+    let rows = q.query_map([], |r| {
+        Ok((u(r.get(0)?), r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+    })?;
+    for row in rows {
+        let (run, token, data) = row?;
+        s.totals.entry(run).or_default().insert(token, data);
     }
     let mut q = conn.prepare("SELECT run_id, worker FROM exclusions")?;
     let rows = q.query_map([], |r| Ok((u(r.get(0)?), r.get::<_, String>(1)?)))?;
@@ -554,6 +591,137 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
         s.exclusions.entry(run).or_default().insert(worker);
     }
     Ok(s)
+}
+
+/// A lease as stored, for late calls about a lease that left the ledger.
+pub fn lease_row(conn: &Connection, id: u64) -> StoreResult<Option<LeaseRecord>> {
+    conn.query_row(
+        "SELECT id, run_id, worker_id, state, deadline_ms, last_seq FROM leases WHERE id = ?1",
+        params![id as i64],
+        |r| {
+            Ok((
+                u(r.get(0)?),
+                u(r.get(1)?),
+                u(r.get(2)?),
+                r.get::<_, String>(3)?,
+                u(r.get(4)?),
+                u(r.get(5)?),
+            ))
+        },
+    )
+    .optional()?
+    .map(|(id, run, worker, state, deadline_ms, last_seq)| {
+        Ok(LeaseRecord {
+            id,
+            run,
+            worker,
+            state: lease_state(state)?,
+            deadline_ms,
+            last_seq,
+            pairs: BTreeSet::new(),
+            reported: BTreeSet::new(),
+        })
+    })
+    .transpose()
+}
+
+/// Pairs of a run that went back to the queue.
+pub fn requeue(tx: &Transaction<'_>, run_id: u64, pairs: &[u64]) -> StoreResult<()> {
+    let mut q =
+        tx.prepare_cached("INSERT OR IGNORE INTO requeued (run_id, pair_index) VALUES (?1, ?2)")?;
+    for &i in pairs {
+        q.execute(params![run_id as i64, i as i64])?;
+    }
+    Ok(())
+}
+
+/// A run's counters: pairs handed out at least once and pairs done.
+pub fn set_run_counts(
+    tx: &Transaction<'_>,
+    id: u64,
+    next_fresh: u64,
+    done: u64,
+) -> StoreResult<()> {
+    tx.execute(
+        "UPDATE runs SET next_fresh = ?2, done = ?3 WHERE id = ?1",
+        params![id as i64, next_fresh as i64, done as i64],
+    )?;
+    Ok(())
+}
+
+/// A run's SPSA and SPRT snapshots (each kept when `None`).
+pub fn set_run_state(
+    tx: &Transaction<'_>,
+    id: u64,
+    spsa: Option<&str>,
+    sprt: Option<&str>,
+) -> StoreResult<()> {
+    tx.execute(
+        "UPDATE runs SET spsa = COALESCE(?2, spsa), sprt = COALESCE(?3, sprt) WHERE id = ?1",
+        params![id as i64, spsa, sprt],
+    )?;
+    Ok(())
+}
+
+/// One token's running totals of a run.
+pub fn set_token_totals(
+    tx: &Transaction<'_>,
+    run_id: u64,
+    token: &str,
+    data: &str,
+) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO token_totals (run_id, token, data) VALUES (?1, ?2, ?3)
+         ON CONFLICT (run_id, token) DO UPDATE SET data = excluded.data",
+    )?
+    .execute(params![run_id as i64, token, data])?;
+    Ok(())
+}
+
+/// Mark a run's totals as stored (after a rebuild).
+pub fn set_totals_ok(tx: &Transaction<'_>, id: u64) -> StoreResult<()> {
+    tx.execute(
+        "UPDATE runs SET totals_ok = 1 WHERE id = ?1",
+        params![id as i64],
+    )?;
+    Ok(())
+}
+
+/// Every stored pair of a run in index order, streamed to `f(index, lease, score, token name,
+/// machine label, games JSON)` (for rebuilding and verifying totals; never all in memory).
+pub fn for_each_result(
+    conn: &Connection,
+    run_id: u64,
+    mut f: impl FnMut(u64, u64, u8, &str, &str, &str) -> Result<(), crate::error::CoreError>,
+) -> Result<u64, crate::error::CoreError> {
+    let mut q = conn.prepare(
+        "SELECT pr.pair_index, pr.lease_id, pr.score, COALESCE(t.name, 'worker-' || pr.worker_id),
+                pr.games, COALESCE(w.name, '')
+         FROM pair_results pr
+         LEFT JOIN workers w ON w.id = pr.worker_id
+         LEFT JOIN tokens t ON t.id = w.token_id
+         WHERE pr.run_id = ?1 ORDER BY pr.pair_index",
+    )?;
+    let mut rows = q.query(params![run_id as i64])?;
+    let mut n = 0;
+    while let Some(r) = rows.next()? {
+        let index = u(r.get(0)?);
+        let lease = u(r.get(1)?);
+        let score: i64 = r.get(2)?;
+        let token: String = r.get(3)?;
+        let games: String = r.get(4)?;
+        let label: String = r.get(5)?;
+        f(
+            index,
+            lease,
+            score.clamp(0, 4) as u8,
+            &token,
+            &label,
+            &games,
+        )?;
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// Insert a worker; returns its id.
@@ -580,8 +748,8 @@ pub fn insert_run(
     now_ms: u64,
 ) -> StoreResult<u64> {
     tx.execute(
-        "INSERT INTO runs (config_toml, status, created_ms, total, spsa)
-         VALUES (?1, 'active', ?2, ?3, ?4)",
+        "INSERT INTO runs (config_toml, status, created_ms, total, spsa, totals_ok)
+         VALUES (?1, 'active', ?2, ?3, ?4, 1)",
         params![config_toml, now_ms as i64, total as i64, spsa],
     )?;
     Ok(u(tx.last_insert_rowid()))
@@ -637,10 +805,13 @@ pub fn insert_lease(
             slots
         ],
     )?;
-    let mut q =
-        tx.prepare("INSERT INTO lease_pairs (lease_id, pair_index, spsa) VALUES (?1, ?2, ?3)")?;
+    let mut q = tx.prepare_cached(
+        "INSERT INTO lease_pairs (lease_id, pair_index, spsa) VALUES (?1, ?2, ?3)",
+    )?;
+    let mut dq = tx.prepare_cached("DELETE FROM requeued WHERE run_id = ?1 AND pair_index = ?2")?;
     for &i in &lease.pairs {
         q.execute(params![lease.id as i64, i as i64, spsa.get(&i)])?;
+        dq.execute(params![lease.run as i64, i as i64])?;
     }
     Ok(())
 }
@@ -661,18 +832,18 @@ pub fn update_lease(tx: &Transaction<'_>, lease: &LeaseRecord) -> StoreResult<()
 
 /// Insert a pair result and its PGN.
 pub fn insert_result(tx: &Transaction<'_>, row: &ResultRow, pgn_gz: &[u8]) -> StoreResult<()> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO pair_results (run_id, pair_index, lease_id, worker_id, score, games)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            row.run_id as i64,
-            row.index as i64,
-            row.lease_id as i64,
-            row.worker_id as i64,
-            row.score,
-            row.games
-        ],
-    )?;
+    )?
+    .execute(params![
+        row.run_id as i64,
+        row.index as i64,
+        row.lease_id as i64,
+        row.worker_id as i64,
+        row.score,
+        row.games
+    ])?;
     if !pgn_gz.is_empty() {
         tx.execute(
             "INSERT INTO pgns (run_id, pair_index, gz) VALUES (?1, ?2, ?3)",

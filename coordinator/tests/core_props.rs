@@ -180,8 +180,8 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
                 let Some(next) = h.pairs.get(h.done.len()) else {
                     continue;
                 };
-                let mut pairs = h.done.clone();
-                pairs.push(report(next));
+                // Incremental: only the new pair.
+                let pairs = vec![report(next)];
                 let seq = h.seq + 1;
                 // An error means expired, released or revoked under it: nothing counted.
                 if let Ok(out) =
@@ -190,7 +190,7 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
                     {
                         prop_assert!(!out.duplicate);
                         h.seq = seq;
-                        h.done = pairs.clone();
+                        h.done.extend(pairs.iter().cloned());
                         h.acked = Some((seq, pairs.clone()));
                         let new: Vec<&PairReport> = pairs
                             .iter()
@@ -226,10 +226,15 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
                     2 => bad.games.truncate(1),
                     _ => bad.games[0].castlings[0].kind = "O-O-EVIL".into(),
                 }
-                let mut pairs = h.done.clone();
-                pairs.push(bad);
                 prop_assert!(core
-                    .submit(&who[h.worker], ids[h.worker], h.id, h.seq + 1, pairs, now)
+                    .submit(
+                        &who[h.worker],
+                        ids[h.worker],
+                        h.id,
+                        h.seq + 1,
+                        vec![bad],
+                        now
+                    )
                     .is_err());
             }
             Op::Steal { lease } => {
@@ -238,8 +243,7 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
                     continue;
                 };
                 let thief = 1 - h.worker;
-                let mut pairs = h.done.clone();
-                pairs.push(report(next));
+                let pairs = vec![report(next)];
                 prop_assert!(core
                     .submit(&who[thief], ids[thief], h.id, h.seq + 1, pairs.clone(), now)
                     .is_err());

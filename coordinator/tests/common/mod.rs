@@ -241,19 +241,18 @@ pub async fn lease(w: &mut Worker, id: u64, max_pairs: u32) -> Option<pb::Lease>
     .lease
 }
 
-/// Play a lease to the end, reporting after every pair. Returns the number of reports.
+/// Play a lease to the end, reporting after every pair (incremental reports). Returns the
+/// number of reports.
 pub async fn play(w: &mut Worker, id: u64, l: &pb::Lease, bias: u64) -> u64 {
-    let mut done = Vec::new();
     let mut seq = 0;
     for task in &l.pairs {
-        done.push(synthetic(task, bias, l.upload_pgn));
         seq += 1;
         let r = w
             .submit(pb::SubmitRequest {
                 worker_id: id,
                 lease_id: l.lease_id,
                 seq,
-                pairs: done.clone(),
+                pairs: vec![synthetic(task, bias, l.upload_pgn)],
             })
             .await;
         match r {

@@ -1,0 +1,104 @@
+//! Running totals of a run, per token: what every figure of `run show` is computed from.
+//!
+//! Each report adds its pairs to the reporting token's totals in memory and the token's row is
+//! rewritten in the report's transaction, so showing a run costs O(tokens), never O(pairs),
+//! and a restart reads one row per token. The totals can always be recomputed from the stored
+//! pairs ([`crate::verify`]), which is how a database from before the totals is upgraded and
+//! how `coordinator run verify` checks them.
+
+use crate::model::GameFacts;
+use serde::{Deserialize, Serialize};
+use stats::study::{GameRecord, Outcome, StudyTally};
+use stats::{PairScore, Pentanomial};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Most machine labels kept per token.
+pub const LABELS_KEPT: usize = 16;
+
+/// One token's share of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TokenTotals {
+    /// Pairs by `first`'s half points.
+    pub pentanomial: [u64; 5],
+    /// `first`'s wins, draws, losses.
+    pub wdl: [u64; 3],
+    /// Per rule-set game figures.
+    pub study: StudyTally,
+    /// Machine labels seen under the token (at most [`LABELS_KEPT`]).
+    pub labels: BTreeSet<String>,
+}
+
+/// A game as the study tallies read it.
+pub fn game_record(g: &GameFacts) -> GameRecord {
+    GameRecord {
+        ruleset: g.ruleset.clone(),
+        result: g.outcome,
+        plies: g.plies,
+        termination: g.termination.clone(),
+        castlings: g.castlings.clone(),
+    }
+}
+
+impl TokenTotals {
+    /// Count one pair.
+    pub fn add(&mut self, score: PairScore, games: &[GameFacts], label: &str) {
+        self.pentanomial[usize::from(score.half_points())] += 1;
+        for g in games {
+            let first_half = match (g.outcome, g.first_is_white) {
+                (Outcome::Draw, _) => 1,
+                (Outcome::WhiteWin, true) | (Outcome::BlackWin, false) => 2,
+                _ => 0,
+            };
+            self.wdl[[2, 1, 0][first_half]] += 1;
+            self.study.add(&game_record(g));
+        }
+        if !label.is_empty() && self.labels.len() < LABELS_KEPT {
+            self.labels.insert(label.to_string());
+        }
+    }
+
+    /// Pairs counted.
+    pub fn pairs(&self) -> u64 {
+        self.pentanomial.iter().sum()
+    }
+}
+
+/// A run's totals: one entry per token that reported.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunTotals {
+    /// By token name.
+    pub by_token: BTreeMap<String, TokenTotals>,
+}
+
+/// The run-wide sums of the tokens that count.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counted {
+    /// Pentanomial.
+    pub pentanomial: Pentanomial,
+    /// W, D, L of `first`.
+    pub wdl: [u64; 3],
+    /// Study tallies.
+    pub study: StudyTally,
+}
+
+impl RunTotals {
+    /// Sum the tokens not in `excluded`.
+    pub fn counted(&self, excluded: &BTreeSet<String>) -> Counted {
+        let mut c = Counted::default();
+        let mut penta = [0u64; 5];
+        for (token, t) in &self.by_token {
+            if excluded.contains(token) {
+                continue;
+            }
+            for (sum, n) in penta.iter_mut().zip(t.pentanomial) {
+                *sum += n;
+            }
+            for (sum, n) in c.wdl.iter_mut().zip(t.wdl) {
+                *sum += n;
+            }
+            c.study.merge(&t.study);
+        }
+        c.pentanomial = Pentanomial(penta);
+        c
+    }
+}
