@@ -1,5 +1,6 @@
 //! Behaviour of the running SPRT: overshoot correction and pair-index ordering.
 
+use proptest::prelude::*;
 use stats::ordered::OrderedSprtError;
 use stats::{EloModel, OrderedSprt, PairScore, Pentanomial, Results, Sprt, SprtParams, SprtState};
 
@@ -122,4 +123,86 @@ fn ordered_sprt_waits_for_gaps_and_refuses_duplicates() {
     // Serialisable for the coordinator's store.
     let back: OrderedSprt = serde_json::from_str(&serde_json::to_string(&o).unwrap()).unwrap();
     assert_eq!(back, o);
+}
+
+/// Half-point scores of pairs: even, ahead, behind, or lopsided (so that tests stop both
+/// ways, and sometimes not).
+fn half_points() -> impl Strategy<Value = Vec<u8>> {
+    let even = prop_oneof![1 => Just(0u8), 4 => Just(1), 6 => Just(2), 4 => Just(3), 1 => Just(4)];
+    let edge = prop_oneof![1 => Just(0u8), 3 => Just(1), 6 => Just(2), 5 => Just(3), 2 => Just(4)];
+    let behind =
+        prop_oneof![2 => Just(0u8), 5 => Just(1), 6 => Just(2), 3 => Just(3), 1 => Just(4)];
+    let lopsided = prop_oneof![1 => Just(1u8), 2 => Just(2), 4 => Just(3), 4 => Just(4)];
+    prop_oneof![
+        prop::collection::vec(even, 0..2000),
+        prop::collection::vec(edge, 0..2000),
+        prop::collection::vec(behind, 0..2000),
+        prop::collection::vec(lopsided, 0..400),
+    ]
+}
+
+fn design() -> impl Strategy<Value = (SprtParams, u64)> {
+    (
+        prop_oneof![Just(EloModel::Normalized), Just(EloModel::Logistic)],
+        -3.0f64..2.0,
+        0.5f64..6.0,
+        1u64..20,
+    )
+        .prop_map(|(model, elo0, width, batch)| {
+            (
+                SprtParams::new(0.05, 0.05, elo0, elo0 + width, model).unwrap(),
+                batch,
+            )
+        })
+}
+
+/// Equal, and equal as JSON text (shortest round-trip floats: equal text, equal bits).
+fn same(a: &OrderedSprt, b: &OrderedSprt) -> Result<(), TestCaseError> {
+    prop_assert_eq!(a, b);
+    prop_assert_eq!(
+        serde_json::to_string(a).unwrap(),
+        serde_json::to_string(b).unwrap()
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The coordinator stores the test as JSON after every report: a stored and reloaded
+    /// test is the same test (LLR, overshoot sums, pending pairs, stop point) and goes on
+    /// exactly as the one that stayed in memory.
+    #[test]
+    fn ordered_sprt_json_round_trip_is_lossless(
+        hp in half_points(),
+        (params, batch) in design(),
+        block in 1usize..200,
+        cut in any::<prop::sample::Index>(),
+    ) {
+        // Arrival order: blocks of indices, each delivered back to front.
+        let order: Vec<usize> = (0..hp.len())
+            .collect::<Vec<_>>()
+            .chunks(block)
+            .flat_map(|c| c.iter().rev().copied().collect::<Vec<_>>())
+            .collect();
+        let score = |i: usize| PairScore::from_half_points(hp[i]).unwrap();
+        let cut = cut.index(order.len() + 1);
+        let mut kept = OrderedSprt::new(params, batch).unwrap();
+        for &i in &order[..cut] {
+            kept.record(i as u64, score(i)).unwrap();
+        }
+        let json = serde_json::to_string(&kept).unwrap();
+        let mut loaded: OrderedSprt = serde_json::from_str(&json).unwrap();
+        same(&loaded, &kept)?;
+        for &i in &order[cut..] {
+            let a = kept.record(i as u64, score(i)).unwrap();
+            let b = loaded.record(i as u64, score(i)).unwrap();
+            prop_assert_eq!(a, b);
+        }
+        same(&loaded, &kept)?;
+        prop_assert_eq!(loaded.counted().pairs(), hp.len() as u64);
+        let again: OrderedSprt =
+            serde_json::from_str(&serde_json::to_string(&loaded).unwrap()).unwrap();
+        same(&again, &loaded)?;
+    }
 }
