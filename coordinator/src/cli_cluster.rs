@@ -85,6 +85,12 @@ pub enum RunCommand {
         /// Run id.
         id: u64,
     },
+    /// Recompute a run's figures from its stored pairs and compare them with the running
+    /// totals (exit status 1 on a mismatch).
+    Verify {
+        /// Run id.
+        id: u64,
+    },
     /// Print a run's PGNs.
     Pgn {
         /// Run id.
@@ -228,7 +234,32 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     rt.block_on(async move {
         let mut c = client::admin(&args.coordinator, &args.token, args.ca.as_deref()).await?;
         let req = |id| pb::RunRequest { run_id: id };
+        let mut code = 0;
         let stdout = match args.command {
+            RunCommand::Verify { id } => {
+                let v = c
+                    .verify_run(req(id))
+                    .await
+                    .map_err(client::ClientError::from)?
+                    .into_inner();
+                if v.problems.is_empty() {
+                    format!(
+                        "run {id}: {} stored pairs recomputed, totals agree\n",
+                        v.pairs
+                    )
+                } else {
+                    code = 1;
+                    let mut out = format!(
+                        "run {id}: {} stored pairs recomputed, {} disagreements:\n",
+                        v.pairs,
+                        v.problems.len()
+                    );
+                    for p in v.problems {
+                        out.push_str(&format!("  {p}\n"));
+                    }
+                    out
+                }
+            }
             RunCommand::Create { file } => {
                 let text = std::fs::read_to_string(&file)
                     .with_context(|| format!("cannot read {}", file.display()))?;
@@ -298,7 +329,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
                 client::format_detail(&d.into_inner())
             }
         };
-        Ok(Outcome { stdout, code: 0 })
+        Ok(Outcome { stdout, code })
     })
 }
 

@@ -173,7 +173,10 @@ impl Core {
                 .map_err(|e| CoreError::Internal(format!("run {}: {e}", row.id)))?;
             run.finish_reason = row.finish_reason;
             if let Some(snapshot) = &row.spsa {
-                run.spsa = Some(spsa_restore(snapshot, &[])?);
+                // The history stays in the database (spsa_updates), not in memory.
+                let mut spsa = spsa_restore(snapshot, &[])?;
+                spsa.set_keep_history(false);
+                run.spsa = Some(spsa);
             }
             run.excluded = s.exclusions.get(&row.id).cloned().unwrap_or_default();
             run.sprt = match &row.sprt {
@@ -870,8 +873,7 @@ impl Core {
         for (row, p) in rows {
             let score = scores[&p.index];
             if let (Some(spsa), Some(a)) = (run.spsa.as_mut(), run.spsa_pairs.remove(&p.index)) {
-                #[allow(clippy::clone_on_copy, clippy::redundant_clone)]
-                let update: SpsaUpdate = spsa.report(a.pair_id, score).map_err(internal)?.clone();
+                let update: SpsaUpdate = spsa.report(a.pair_id, score).map_err(internal)?;
                 let json = serde_json::to_string(&update).map_err(internal)?;
                 updates.push((spsa.credited(), json));
             }
@@ -1077,7 +1079,11 @@ impl Core {
         check_len("run config", toml_text, limits::CONFIG_BYTES)?;
         let config = RunConfig::parse(toml_text)?;
         let spsa = match config.spsa_config()? {
-            Some(c) => Some(Spsa::new(c).map_err(internal)?),
+            Some(c) => {
+                let mut spsa = Spsa::new(c).map_err(internal)?;
+                spsa.set_keep_history(false);
+                Some(spsa)
+            }
             None => None,
         };
         let snapshot = spsa.as_ref().map(spsa_snapshot).transpose()?;

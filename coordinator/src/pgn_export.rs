@@ -78,6 +78,11 @@ impl Exporter {
         }
     }
 
+    /// The database file.
+    pub fn db(&self) -> &Path {
+        &self.db
+    }
+
     /// Stream run `run`'s PGN text into `tx`, chunk by chunk; returns when done, when the
     /// receiver is gone, or on a storage error (also sent as the last item).
     pub async fn export<E: Send + 'static>(

@@ -628,6 +628,21 @@ impl pb::admin_service_server::AdminService for AdminApi {
         Ok(Response::new(Box::pin(stream)))
     }
 
+    async fn verify_run(
+        &self,
+        req: Request<pb::RunRequest>,
+    ) -> Result<Response<pb::VerifyRunResponse>, Status> {
+        let id = req.into_inner().run_id;
+        let db = self.exporter.db().to_path_buf();
+        let v = tokio::task::spawn_blocking(move || crate::verify::verify(&db, id))
+            .await
+            .map_err(|e| Status::from(CoreError::Internal(e.to_string())))??;
+        Ok(Response::new(pb::VerifyRunResponse {
+            pairs: v.pairs,
+            problems: v.problems,
+        }))
+    }
+
     async fn metrics(
         &self,
         _req: Request<pb::MetricsRequest>,

@@ -12,7 +12,7 @@ use crate::run::spsa_restore;
 use crate::store;
 use crate::totals::{RunTotals, TokenTotals};
 use rusqlite::{params, Connection, OpenFlags};
-use stats::spsa::{Spsa, SpsaUpdate};
+use stats::spsa::{Spsa, SpsaReplay, SpsaUpdate};
 use stats::{OrderedSprt, PairScore};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -218,31 +218,34 @@ pub fn verify(db: &Path, run_id: u64) -> Result<Verdict, CoreError> {
         }
     }
     if let (Some(c), Some(snapshot)) = (config.spsa_config()?, spsa) {
+        // Replayed one stored update at a time: constant memory whatever the run's length.
         let mut q = tx.prepare("SELECT data FROM spsa_updates WHERE run_id = ?1 ORDER BY seq")?;
-        let rows = q.query_map(params![run_id as i64], |r| r.get::<_, String>(0))?;
-        let mut updates = Vec::new();
-        for row in rows {
-            let u: SpsaUpdate = serde_json::from_str(&row?)
+        let mut rows = q.query(params![run_id as i64])?;
+        let mut replay = SpsaReplay::new(&c).map_err(internal)?;
+        let mut updates = 0u64;
+        while let Some(row) = rows.next()? {
+            let data: String = row.get(0)?;
+            let u: SpsaUpdate = serde_json::from_str(&data)
                 .map_err(|e| CoreError::Internal(format!("stored SPSA update: {e}")))?;
-            updates.push(u);
+            updates += 1;
+            if let Err(e) = replay.apply(&u) {
+                v.problems
+                    .push(format!("spsa: update {updates} does not replay: {e}"));
+                break;
+            }
         }
         let stored: Spsa = spsa_restore(&snapshot, &[])?;
-        let replayed = Spsa::replay(&c, &updates).map_err(internal)?;
-        let theta = replayed
-            .last()
-            .cloned()
-            .unwrap_or_else(|| c.params.iter().map(|p| p.start).collect());
-        if stored.credited() != updates.len() as u64 {
+        if stored.credited() != updates {
             v.problems.push(format!(
-                "spsa: {} iterations credited, {} updates stored",
-                stored.credited(),
-                updates.len()
+                "spsa: {} iterations credited, {updates} updates stored",
+                stored.credited()
             ));
         }
+        let theta = replay.theta();
         let far = stored
             .theta()
             .iter()
-            .zip(&theta)
+            .zip(theta)
             .any(|(a, b)| (a - b).abs() > 1e-9 * a.abs().max(1.0));
         if far {
             v.problems.push(format!(
