@@ -2,11 +2,15 @@
 //! [--engine NAME=PATH]...`.
 //!
 //! Registers (with the external engines this machine declares, [`engines`]), leases pairs,
-//! plays them on blocking threads (one [`PairSession`] per slot and variant), reports after
-//! every finished pair (cumulative per lease, numbered, within the API's limits),
-//! heartbeats meanwhile, and reconnects with exponential backoff and jitter. Every report is
-//! first appended to a local spool file ([`spool`]) and marked acknowledged only after the
-//! coordinator committed it, so a restarted worker resends what was not acknowledged.
+//! plays them on blocking threads (one [`PairSession`] per slot and variant), reports finished
+//! pairs, heartbeats meanwhile, and reconnects with exponential backoff and jitter.
+//!
+//! Reports are incremental (module `outbox`): each carries the pairs finished since the
+//! previous one, one report of a lease is in flight at a time, and pairs finishing meanwhile
+//! go together in the next. Every report is first written to a local spool file ([`spool`])
+//! and dropped from it once the coordinator committed it, so a restarted worker resends, in
+//! order, what was not acknowledged; the spool is compacted as it goes and does not grow
+//! with the run.
 //!
 //! A lease this worker cannot play (an engine it did not declare, a missing book, a pair that
 //! fails) is handed back with the reason as its `failure`, and the worker waits the longer of
@@ -18,11 +22,14 @@
 mod backoff;
 pub mod engines;
 mod jobs;
+mod outbox;
 mod report;
 pub mod spool;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -39,6 +46,8 @@ use tracing::Instrument;
 
 use self::backoff::Backoff;
 use self::engines::{EngineArg, Engines};
+use self::outbox::{Delivery, Outbox};
+use self::spool::SharedSpool;
 use crate::pair::PairSession;
 use crate::pgn::PgnOptions;
 use crate::record::PairResult;
@@ -115,6 +124,16 @@ async fn sleep_or_stop(d: Duration, stage: &mut Stage) -> bool {
     }
 }
 
+/// Wait `d` unless the shutdown stage reaches 2 (hand back now) first; true if it did. A
+/// dropped sender counts as that.
+async fn sleep_unless_aborted(d: Duration, stage: &mut Stage) -> bool {
+    tokio::select! {
+        biased;
+        _ = stage.wait_for(|s| *s >= 2) => true,
+        _ = tokio::time::sleep(d) => false,
+    }
+}
+
 /// Run the client until the shutdown stage leaves 0 (or, with `exit_when_idle`, until there
 /// is no work).
 pub async fn run(config: ClusterConfig, mut stage: Stage) -> Result<(), ClusterError> {
@@ -123,21 +142,29 @@ pub async fn run(config: ClusterConfig, mut stage: Stage) -> Result<(), ClusterE
             .parse()
             .map_err(|_| ClusterError::BadToken)?,
     );
-    let mut spool = spool::Spool::open(&config.spool).map_err(|source| ClusterError::Spool {
+    let spool_error = |source| ClusterError::Spool {
         path: config.spool.clone(),
         source,
-    })?;
+    };
+    let spool = SharedSpool::open(config.spool.clone())
+        .await
+        .map_err(spool_error)?;
     let mut backoff = Backoff::connect();
     // Outlives connections: a reconnect must not restart the wait after failed leases.
     let mut failures = Backoff::lease_failure();
     loop {
-        if *stage.borrow() > 0 && spool.pending().is_empty() {
+        if *stage.borrow() > 0
+            && spool
+                .with(|s| Ok(s.is_empty()))
+                .await
+                .map_err(spool_error)?
+        {
             return Ok(());
         }
         let attempt = session(
             &config,
             bearer.clone(),
-            &mut spool,
+            &spool,
             &mut stage,
             &mut backoff,
             &mut failures,
@@ -149,7 +176,7 @@ pub async fn run(config: ClusterConfig, mut stage: Stage) -> Result<(), ClusterE
             Err(Interrupted::Lost(s)) => {
                 let d = backoff.step();
                 tracing::warn!(error = %s, retry_in_ms = d.as_millis() as u64, "coordinator unreachable");
-                if sleep_or_stop(d, &mut stage).await && *stage.borrow() >= 2 {
+                if sleep_unless_aborted(d, &mut stage).await {
                     return Ok(());
                 }
             }
@@ -180,7 +207,7 @@ impl From<Status> for Interrupted {
 async fn session(
     config: &ClusterConfig,
     bearer: Bearer,
-    spool: &mut spool::Spool,
+    spool: &SharedSpool,
     stage: &mut Stage,
     backoff: &mut Backoff,
     failures: &mut Backoff,
@@ -192,32 +219,7 @@ async fn session(
         .map_err(|e| Status::unavailable(e.to_string()))?;
     let mut client = WorkerServiceClient::with_interceptor(channel, bearer)
         .max_decoding_message_size(proto::MAX_MESSAGE_BYTES);
-    // Reports a previous run of this worker did not get acknowledged.
-    for req in spool.pending() {
-        let (lease, seq) = (req.lease_id, req.seq);
-        match client.submit(req).await {
-            Ok(_) => {}
-            // The lease is gone: those pairs went back to the queue and are played again.
-            Err(s)
-                if matches!(
-                    s.code(),
-                    Code::FailedPrecondition
-                        | Code::NotFound
-                        | Code::PermissionDenied
-                        | Code::InvalidArgument
-                ) =>
-            {
-                tracing::warn!(lease, error = %s, "spooled report refused");
-            }
-            Err(s) => return Err(s.into()),
-        }
-        spool
-            .ack(lease, seq)
-            .map_err(|e| Status::internal(e.to_string()))?;
-    }
-    spool
-        .compact()
-        .map_err(|e| Status::internal(e.to_string()))?;
+    resend_spooled(&mut client, spool).await?;
     if *stage.borrow() > 0 {
         return Ok(());
     }
@@ -293,6 +295,47 @@ async fn session(
     }
 }
 
+/// The spool's error as a status: the session ends and is tried again.
+fn spool_status(e: std::io::Error) -> Status {
+    Status::internal(format!("spool: {e}"))
+}
+
+/// Send the reports a previous session or run of this worker did not get acknowledged: by
+/// lease, in report order. An answer, `duplicate` included, acknowledges a report. A refused
+/// report drops its lease's reports: the later ones cannot be committed without it, and the
+/// pairs go back to the run's queue with the lease.
+async fn resend_spooled(client: &mut Client, spool: &SharedSpool) -> Result<(), Status> {
+    let pending = spool
+        .with(|s| Ok(s.pending()))
+        .await
+        .map_err(spool_status)?;
+    let mut refused = BTreeSet::new();
+    for req in pending {
+        let (lease, seq) = (req.lease_id, req.seq);
+        if refused.contains(&lease) {
+            continue;
+        }
+        match client.submit(req).await {
+            Ok(_) => {
+                spool
+                    .with(move |s| s.ack(lease, seq))
+                    .await
+                    .map_err(spool_status)?;
+            }
+            Err(s) if outbox::lease_gone(&s) || outbox::report_refused(&s) => {
+                tracing::warn!(lease, seq, error = %s, "spooled report refused");
+                refused.insert(lease);
+                spool
+                    .with(move |s| s.forget(lease))
+                    .await
+                    .map_err(spool_status)?;
+            }
+            Err(s) => return Err(s),
+        }
+    }
+    spool.with(|s| s.compact()).await.map_err(spool_status)
+}
+
 /// How a lease ended.
 #[derive(Debug)]
 enum LeaseEnd {
@@ -344,13 +387,24 @@ async fn release_failed(
     LeaseEnd::Failed { retry_after }
 }
 
-/// Play a lease: slots on blocking threads, a report after every pair, heartbeats.
+/// The report of a lease being sent.
+type InFlight = Pin<Box<dyn Future<Output = Delivery> + Send>>;
+
+/// The end of the report in flight; never, when none is.
+async fn delivered(in_flight: &mut Option<InFlight>) -> Delivery {
+    match in_flight {
+        Some(f) => f.await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Play a lease: slots on blocking threads, incremental reports, heartbeats.
 async fn play_lease(
     config: &ClusterConfig,
     client: &mut Client,
     reg: &pb::RegisterResponse,
     lease: pb::Lease,
-    spool: &mut spool::Spool,
+    spool: &SharedSpool,
     stage: &mut Stage,
 ) -> Result<LeaseEnd, Status> {
     let worker_id = reg.worker_id;
@@ -409,44 +463,70 @@ async fn play_lease(
         });
     }
     drop(tx);
-    let mut done: Vec<pb::PairResult> = Vec::new();
+    let mut outbox = Outbox::new(worker_id, lease_id);
+    let mut in_flight: Option<InFlight> = None;
+    let mut results_open = true;
+    // The coordinator no longer takes this lease's reports: later results are dropped.
+    let mut lease_gone = false;
     // The first pair that failed: the reason the lease is handed back.
     let mut failure: Option<String> = None;
-    let mut seq = 0u64;
     let mut beat = tokio::time::interval(Duration::from_millis(reg.heartbeat_interval_ms.max(100)));
     beat.tick().await;
     let mut stage_seen = *stage.borrow();
     loop {
+        if in_flight.is_none() {
+            if let Some(req) = outbox.next_report() {
+                tracing::debug!(seq = req.seq, pairs = req.pairs.len(), "reporting");
+                let report = outbox::deliver(client.clone(), spool.clone(), req, stage.clone());
+                in_flight = Some(Box::pin(report));
+            } else if !results_open {
+                break;
+            }
+        }
         tokio::select! {
-            r = rx.recv() => {
-                let Some(r) = r else { break };
-                let r = match r {
-                    Ok(r) => r,
-                    Err(e) => {
+            r = rx.recv(), if results_open => {
+                match r {
+                    None => results_open = false,
+                    Some(Err(e)) => {
                         tracing::error!(error = %e, "pair failed, handing the lease back");
                         failure.get_or_insert(e);
                         stop.store(true, Ordering::Relaxed);
-                        continue;
                     }
-                };
-                done.push(report::to_proto(&r));
-                seq += 1;
-                let req = pb::SubmitRequest { worker_id, lease_id, seq, pairs: done.clone() };
-                spool.append(&req).map_err(|e| Status::internal(e.to_string()))?;
-                match submit_with_retry(client, req, stage).await {
-                    Ok(resp) => {
-                        spool.ack(lease_id, seq).map_err(|e| Status::internal(e.to_string()))?;
+                    Some(Ok(r)) if !lease_gone => outbox.push(report::to_proto(&r)),
+                    Some(Ok(_)) => {}
+                }
+            }
+            d = delivered(&mut in_flight) => {
+                in_flight = None;
+                match d {
+                    Delivery::Acknowledged(resp) => {
+                        outbox.acknowledged();
                         if !resp.continue_lease {
                             stop.store(true, Ordering::Relaxed);
                         }
                     }
-                    Err(s) if matches!(s.code(), Code::FailedPrecondition | Code::NotFound) => {
-                        tracing::warn!(error = %s, "lease no longer valid");
-                        let _ = spool.ack(lease_id, seq);
+                    Delivery::LeaseGone(s) => {
+                        let dropped = outbox.abandon();
+                        tracing::warn!(error = %s, dropped, "lease no longer valid");
+                        lease_gone = true;
                         stop.store(true, Ordering::Relaxed);
                     }
-                    Err(s) => {
+                    Delivery::Refused(s) => {
+                        let dropped = outbox.abandon();
+                        tracing::error!(error = %s, dropped, "report refused, handing back");
+                        failure.get_or_insert(format!("report refused: {}", s.message()));
+                        lease_gone = true;
                         stop.store(true, Ordering::Relaxed);
+                    }
+                    Delivery::Failed(s) => {
+                        stop.store(true, Ordering::Relaxed);
+                        // Pairs finished but not reported follow the report that failed in the
+                        // spool; the next session sends them all, in order.
+                        let rest = outbox.drain_reports();
+                        spool
+                            .with(move |sp| rest.iter().try_for_each(|r| sp.append(r)))
+                            .await
+                            .map_err(spool_status)?;
                         return Err(s);
                     }
                 }
@@ -460,37 +540,41 @@ async fn play_lease(
                     }
                 }
             }
-            _ = stage.changed() => {
-                let now = *stage.borrow();
+            r = stage.changed() => {
+                // A dropped sender can signal nothing more: taken as the second signal.
+                let now = if r.is_ok() { *stage.borrow() } else { 2 };
                 if now > stage_seen {
                     stage_seen = now;
                     stop.store(true, Ordering::Relaxed);
                     if now >= 2 {
-                        // Hand back at once; games under way are abandoned. A pair that had
+                        // Hand back at once; games under way and pairs not yet reported are
+                        // abandoned (a report in flight stays in the spool). A pair that had
                         // already failed is still worth telling the run about.
                         let reason = failure.as_deref().unwrap_or_default();
                         let _ = release(client, worker_id, lease_id, reason).await;
-                        return Ok(LeaseEnd::Played { pairs: done.len() });
+                        return Ok(LeaseEnd::Played { pairs: outbox.acknowledged_pairs() });
                     }
                 }
             }
         }
     }
+    debug_assert!(outbox.idle());
+    let pairs = outbox.acknowledged_pairs();
     let end = if let Some(reason) = failure {
         release_failed(client, worker_id, lease_id, &reason).await
     } else {
         // Pairs never started go back to the queue now rather than at expiry.
-        if done.len() < lease.pairs.len() {
+        if pairs < lease.pairs.len() && !lease_gone {
             let _ = release(client, worker_id, lease_id, "").await;
         }
-        LeaseEnd::Played { pairs: done.len() }
+        LeaseEnd::Played { pairs }
     };
-    spool
-        .compact()
-        .map_err(|e| Status::internal(e.to_string()))?;
+    spool.with(|s| s.compact()).await.map_err(spool_status)?;
     Ok(end)
 }
 
+/// Submit a report, sending the same request again after transient errors (with backoff)
+/// until it is answered, the wait reaches its maximum, or the shutdown stage reaches 2.
 async fn submit_with_retry(
     client: &mut Client,
     req: pb::SubmitRequest,
@@ -511,7 +595,9 @@ async fn submit_with_retry(
                 ) =>
             {
                 let d = backoff.step();
-                if backoff.exhausted() || (sleep_or_stop(d, stage).await && *stage.borrow() >= 2) {
+                let retry_in_ms = d.as_millis() as u64;
+                tracing::debug!(seq = req.seq, error = %s, retry_in_ms, "report not through");
+                if backoff.exhausted() || sleep_unless_aborted(d, stage).await {
                     return Err(s);
                 }
             }
