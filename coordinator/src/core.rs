@@ -54,6 +54,8 @@ pub struct Core {
     recent: BTreeMap<i64, BTreeMap<WorkerId, Seen>>,
     /// Bumped by every commit: watchers wake on changes, not on reads.
     generation: u64,
+    /// Inside a group commit.
+    in_batch: bool,
     /// Metrics counters.
     pub counters: Counters,
 }
@@ -101,6 +103,7 @@ impl Core {
             lease_meta: BTreeMap::new(),
             recent: BTreeMap::new(),
             generation: 0,
+            in_batch: false,
             counters: Counters::default(),
         };
         core.reload()?;
@@ -266,19 +269,67 @@ impl Core {
         Ok(())
     }
 
-    /// Run `write` in a transaction and count it as a change.
+    /// Run `write` in a transaction of its own and count it as a change; inside a batch
+    /// ([`Core::begin_batch`]) in a savepoint of the batch's transaction, which one commit
+    /// makes durable for every operation of the batch.
     fn commit<T>(
         &mut self,
-        write: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, CoreError>,
+        write: impl FnOnce(&Connection) -> Result<T, CoreError>,
     ) -> Result<T, CoreError> {
         let start = Instant::now();
-        let tx = self.conn.unchecked_transaction()?;
-        let out = write(&tx)?;
-        tx.commit()?;
-        self.counters.commits += 1;
+        let out = if self.in_batch {
+            self.conn.execute_batch("SAVEPOINT op")?;
+            match write(&self.conn) {
+                Ok(out) => {
+                    self.conn.execute_batch("RELEASE op")?;
+                    out
+                }
+                Err(e) => {
+                    self.conn.execute_batch("ROLLBACK TO op; RELEASE op")?;
+                    return Err(e);
+                }
+            }
+        } else {
+            let tx = self.conn.unchecked_transaction()?;
+            let out = write(&tx)?;
+            tx.commit()?;
+            self.counters.commits += 1;
+            out
+        };
         self.counters.commit_seconds += start.elapsed().as_secs_f64();
         self.generation += 1;
         Ok(out)
+    }
+
+    /// Start a group commit: until [`Core::end_batch`], operations write into one
+    /// transaction. Their callers must not be answered before `end_batch` returns `Ok`.
+    pub fn begin_batch(&mut self) -> Result<(), CoreError> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        self.in_batch = true;
+        Ok(())
+    }
+
+    /// Commit a group (one fsync for all its operations). If the commit fails, nothing of
+    /// the batch is stored, and memory is reloaded from the database to match.
+    pub fn end_batch(&mut self) -> Result<(), CoreError> {
+        self.in_batch = false;
+        let start = Instant::now();
+        match self.conn.execute_batch("COMMIT") {
+            Ok(()) => {
+                self.counters.commits += 1;
+                self.counters.batches += 1;
+                self.counters.commit_seconds += start.elapsed().as_secs_f64();
+                Ok(())
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "group commit failed; reloading from the database");
+                let _ = self.conn.execute_batch("ROLLBACK");
+                if let Err(e2) = self.reload() {
+                    tracing::error!(error = %e2, "reload failed");
+                }
+                Err(e.into())
+            }
+        }
     }
 
     /// Run an operation that changes memory before it commits: if it fails, memory is

@@ -308,6 +308,8 @@ pub struct Counters {
     pub lease_failures: u64,
     /// Operations run on the core thread since start.
     pub calls: u64,
+    /// Group commits (each made several operations durable at once).
+    pub batches: u64,
 }
 
 #[cfg(test)]

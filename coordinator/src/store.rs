@@ -5,7 +5,7 @@
 //! written in one transaction before the answer goes out.
 
 use crate::ledger::{LeaseRecord, LeaseState, RunRecord};
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -352,7 +352,7 @@ pub fn token_names(conn: &Connection) -> StoreResult<BTreeMap<i64, String>> {
 
 /// Record a lease failure a worker reported.
 pub fn insert_lease_failure(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     run_id: u64,
     lease_id: u64,
     token_id: i64,
@@ -626,7 +626,7 @@ pub fn lease_row(conn: &Connection, id: u64) -> StoreResult<Option<LeaseRecord>>
 }
 
 /// Pairs of a run that went back to the queue.
-pub fn requeue(tx: &Transaction<'_>, run_id: u64, pairs: &[u64]) -> StoreResult<()> {
+pub fn requeue(tx: &Connection, run_id: u64, pairs: &[u64]) -> StoreResult<()> {
     let mut q =
         tx.prepare_cached("INSERT OR IGNORE INTO requeued (run_id, pair_index) VALUES (?1, ?2)")?;
     for &i in pairs {
@@ -636,12 +636,7 @@ pub fn requeue(tx: &Transaction<'_>, run_id: u64, pairs: &[u64]) -> StoreResult<
 }
 
 /// A run's counters: pairs handed out at least once and pairs done.
-pub fn set_run_counts(
-    tx: &Transaction<'_>,
-    id: u64,
-    next_fresh: u64,
-    done: u64,
-) -> StoreResult<()> {
+pub fn set_run_counts(tx: &Connection, id: u64, next_fresh: u64, done: u64) -> StoreResult<()> {
     tx.execute(
         "UPDATE runs SET next_fresh = ?2, done = ?3 WHERE id = ?1",
         params![id as i64, next_fresh as i64, done as i64],
@@ -651,7 +646,7 @@ pub fn set_run_counts(
 
 /// A run's SPSA and SPRT snapshots (each kept when `None`).
 pub fn set_run_state(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     id: u64,
     spsa: Option<&str>,
     sprt: Option<&str>,
@@ -664,12 +659,7 @@ pub fn set_run_state(
 }
 
 /// One token's running totals of a run.
-pub fn set_token_totals(
-    tx: &Transaction<'_>,
-    run_id: u64,
-    token: &str,
-    data: &str,
-) -> StoreResult<()> {
+pub fn set_token_totals(tx: &Connection, run_id: u64, token: &str, data: &str) -> StoreResult<()> {
     tx.prepare_cached(
         "INSERT INTO token_totals (run_id, token, data) VALUES (?1, ?2, ?3)
          ON CONFLICT (run_id, token) DO UPDATE SET data = excluded.data",
@@ -679,7 +669,7 @@ pub fn set_token_totals(
 }
 
 /// Mark a run's totals as stored (after a rebuild).
-pub fn set_totals_ok(tx: &Transaction<'_>, id: u64) -> StoreResult<()> {
+pub fn set_totals_ok(tx: &Connection, id: u64) -> StoreResult<()> {
     tx.execute(
         "UPDATE runs SET totals_ok = 1 WHERE id = ?1",
         params![id as i64],
@@ -726,7 +716,7 @@ pub fn for_each_result(
 
 /// Insert a worker; returns its id.
 pub fn insert_worker(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     token_id: i64,
     name: &str,
     info: &str,
@@ -741,7 +731,7 @@ pub fn insert_worker(
 
 /// Insert a run; returns its id.
 pub fn insert_run(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     config_toml: &str,
     total: u64,
     spsa: Option<&str>,
@@ -756,12 +746,7 @@ pub fn insert_run(
 }
 
 /// Update a run's status.
-pub fn set_run_status(
-    tx: &Transaction<'_>,
-    id: u64,
-    status: &str,
-    reason: &str,
-) -> StoreResult<()> {
+pub fn set_run_status(tx: &Connection, id: u64, status: &str, reason: &str) -> StoreResult<()> {
     tx.execute(
         "UPDATE runs SET status = ?2, finish_reason = ?3 WHERE id = ?1",
         params![id as i64, status, reason],
@@ -771,7 +756,7 @@ pub fn set_run_status(
 
 /// Update a run's pair cursor and SPSA snapshot.
 pub fn set_run_progress(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     id: u64,
     next_fresh: u64,
     spsa: Option<&str>,
@@ -785,7 +770,7 @@ pub fn set_run_progress(
 
 /// Insert a new lease and its pairs.
 pub fn insert_lease(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     lease: &LeaseRecord,
     now_ms: u64,
     slots: u32,
@@ -817,7 +802,7 @@ pub fn insert_lease(
 }
 
 /// Update a lease's state, deadline and report number.
-pub fn update_lease(tx: &Transaction<'_>, lease: &LeaseRecord) -> StoreResult<()> {
+pub fn update_lease(tx: &Connection, lease: &LeaseRecord) -> StoreResult<()> {
     tx.execute(
         "UPDATE leases SET state = ?2, deadline_ms = ?3, last_seq = ?4 WHERE id = ?1",
         params![
@@ -831,7 +816,7 @@ pub fn update_lease(tx: &Transaction<'_>, lease: &LeaseRecord) -> StoreResult<()
 }
 
 /// Insert a pair result and its PGN.
-pub fn insert_result(tx: &Transaction<'_>, row: &ResultRow, pgn_gz: &[u8]) -> StoreResult<()> {
+pub fn insert_result(tx: &Connection, row: &ResultRow, pgn_gz: &[u8]) -> StoreResult<()> {
     tx.prepare_cached(
         "INSERT INTO pair_results (run_id, pair_index, lease_id, worker_id, score, games)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -854,12 +839,7 @@ pub fn insert_result(tx: &Transaction<'_>, row: &ResultRow, pgn_gz: &[u8]) -> St
 }
 
 /// Append one SPSA update.
-pub fn insert_spsa_update(
-    tx: &Transaction<'_>,
-    run_id: u64,
-    seq: u64,
-    data: &str,
-) -> StoreResult<()> {
+pub fn insert_spsa_update(tx: &Connection, run_id: u64, seq: u64, data: &str) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO spsa_updates (run_id, seq, data) VALUES (?1, ?2, ?3)",
         params![run_id as i64, seq as i64, data],
@@ -869,7 +849,7 @@ pub fn insert_spsa_update(
 
 /// Record or lift an exclusion.
 pub fn set_exclusion(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     run_id: u64,
     worker: &str,
     excluded: bool,
