@@ -30,6 +30,8 @@ pub enum Command {
     Token(crate::cli_cluster::TokenArgs),
     /// Run a plan on this machine: a local coordinator, local workers, reports at the end.
     Local(crate::local::LocalArgs),
+    /// Load-test a coordinator child process with simulated workers; check what it stored.
+    BenchLoad(crate::bench_load::BenchLoadArgs),
 }
 
 /// What a command produced: text for stdout and the exit status.
@@ -49,6 +51,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Run(args) => crate::cli_cluster::run(args),
         Command::Token(args) => crate::cli_cluster::token(args),
         Command::Local(args) => crate::local::run(args),
+        Command::BenchLoad(args) => crate::bench_load::run(args),
     }
 }
 
