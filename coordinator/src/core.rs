@@ -251,8 +251,9 @@ impl Core {
             }
             self.runs.insert(row.id, run);
         }
+        let active: BTreeMap<u64, &LeaseRecord> = s.leases.iter().map(|l| (l.id, l)).collect();
         for ((lease, index), json) in &s.lease_spsa {
-            let Some(l) = s.leases.iter().find(|l| l.id == *lease) else {
+            let Some(l) = active.get(lease) else {
                 continue;
             };
             if l.reported.contains(index) {

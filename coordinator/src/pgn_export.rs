@@ -114,7 +114,8 @@ fn stream<E>(db: &Path, run: u64, tx: &mpsc::Sender<Result<String, E>>) -> Resul
     )?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     let mut q = conn.prepare(
-        "SELECT pair_index, gz FROM pgns WHERE run_id = ?1 AND pair_index > ?2
+        "SELECT pair_index, pgn FROM pair_results
+         WHERE run_id = ?1 AND pair_index > ?2 AND pgn IS NOT NULL
          ORDER BY pair_index LIMIT ?3",
     )?;
     let mut after: i64 = -1;

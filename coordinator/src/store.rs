@@ -124,6 +124,36 @@ CREATE TABLE token_totals (
 CREATE INDEX leases_state ON leases(state);
 CREATE INDEX pair_results_worker ON pair_results(run_id, worker_id);
 "#,
+    // 4: fewer pages per report. A stored pair is one row of one b-tree (the PGN in the
+    // row, no secondary indexes), and a run's hot counters and snapshots live in a small
+    // row of their own instead of beside its config text.
+    r#"
+CREATE TABLE pair_results_v4 (
+    run_id INTEGER NOT NULL,
+    pair_index INTEGER NOT NULL,
+    lease_id INTEGER NOT NULL,
+    worker_id INTEGER NOT NULL,
+    score INTEGER NOT NULL,
+    games TEXT NOT NULL,
+    pgn BLOB,
+    PRIMARY KEY (run_id, pair_index)
+) WITHOUT ROWID;
+INSERT INTO pair_results_v4
+    SELECT pr.run_id, pr.pair_index, pr.lease_id, pr.worker_id, pr.score, pr.games, p.gz
+    FROM pair_results pr
+    LEFT JOIN pgns p ON p.run_id = pr.run_id AND p.pair_index = pr.pair_index;
+DROP TABLE pair_results;
+DROP TABLE pgns;
+ALTER TABLE pair_results_v4 RENAME TO pair_results;
+CREATE TABLE run_state (
+    run_id INTEGER PRIMARY KEY,
+    next_fresh INTEGER NOT NULL,
+    done INTEGER NOT NULL,
+    spsa TEXT,
+    sprt TEXT
+);
+INSERT INTO run_state SELECT id, next_fresh, done, spsa, sprt FROM runs;
+"#,
 ];
 
 /// Slots a worker token gets when `token add` is not told otherwise.
@@ -487,9 +517,9 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
         })?
         .collect::<StoreResult<_>>()?;
     let mut q = conn.prepare(
-        "SELECT id, config_toml, status, finish_reason, created_ms, total, next_fresh, spsa,
-                done, sprt, totals_ok
-         FROM runs ORDER BY id",
+        "SELECT r.id, r.config_toml, r.status, r.finish_reason, r.created_ms, r.total,
+                s.next_fresh, s.spsa, s.done, s.sprt, r.totals_ok
+         FROM runs r JOIN run_state s ON s.run_id = r.id ORDER BY r.id",
     )?;
     s.runs = q
         .query_map([], |r| {
@@ -550,7 +580,13 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
     }
     let mut pairs_q =
         conn.prepare("SELECT pair_index, spsa FROM lease_pairs WHERE lease_id = ?1")?;
-    let mut reported_q = conn.prepare("SELECT pair_index FROM pair_results WHERE lease_id = ?1")?;
+    let mut reported_q = conn.prepare(
+        "SELECT lp.pair_index FROM lease_pairs lp
+         JOIN leases l ON l.id = lp.lease_id
+         JOIN pair_results pr
+           ON pr.run_id = l.run_id AND pr.pair_index = lp.pair_index AND pr.lease_id = l.id
+         WHERE lp.lease_id = ?1",
+    )?;
     for l in &mut s.leases {
         let rows = pairs_q.query_map(params![l.id as i64], |r| {
             Ok((u(r.get(0)?), r.get::<_, Option<String>>(1)?))
@@ -638,7 +674,7 @@ pub fn requeue(tx: &Connection, run_id: u64, pairs: &[u64]) -> StoreResult<()> {
 /// A run's counters: pairs handed out at least once and pairs done.
 pub fn set_run_counts(tx: &Connection, id: u64, next_fresh: u64, done: u64) -> StoreResult<()> {
     tx.execute(
-        "UPDATE runs SET next_fresh = ?2, done = ?3 WHERE id = ?1",
+        "UPDATE run_state SET next_fresh = ?2, done = ?3 WHERE run_id = ?1",
         params![id as i64, next_fresh as i64, done as i64],
     )?;
     Ok(())
@@ -652,7 +688,8 @@ pub fn set_run_state(
     sprt: Option<&str>,
 ) -> StoreResult<()> {
     tx.execute(
-        "UPDATE runs SET spsa = COALESCE(?2, spsa), sprt = COALESCE(?3, sprt) WHERE id = ?1",
+        "UPDATE run_state SET spsa = COALESCE(?2, spsa), sprt = COALESCE(?3, sprt)
+         WHERE run_id = ?1",
         params![id as i64, spsa, sprt],
     )?;
     Ok(())
@@ -738,11 +775,16 @@ pub fn insert_run(
     now_ms: u64,
 ) -> StoreResult<u64> {
     tx.execute(
-        "INSERT INTO runs (config_toml, status, created_ms, total, spsa, totals_ok)
-         VALUES (?1, 'active', ?2, ?3, ?4, 1)",
-        params![config_toml, now_ms as i64, total as i64, spsa],
+        "INSERT INTO runs (config_toml, status, created_ms, total, totals_ok)
+         VALUES (?1, 'active', ?2, ?3, 1)",
+        params![config_toml, now_ms as i64, total as i64],
     )?;
-    Ok(u(tx.last_insert_rowid()))
+    let id = tx.last_insert_rowid();
+    tx.execute(
+        "INSERT INTO run_state (run_id, next_fresh, done, spsa) VALUES (?1, 0, 0, ?2)",
+        params![id, spsa],
+    )?;
+    Ok(u(id))
 }
 
 /// Update a run's status.
@@ -750,20 +792,6 @@ pub fn set_run_status(tx: &Connection, id: u64, status: &str, reason: &str) -> S
     tx.execute(
         "UPDATE runs SET status = ?2, finish_reason = ?3 WHERE id = ?1",
         params![id as i64, status, reason],
-    )?;
-    Ok(())
-}
-
-/// Update a run's pair cursor and SPSA snapshot.
-pub fn set_run_progress(
-    tx: &Connection,
-    id: u64,
-    next_fresh: u64,
-    spsa: Option<&str>,
-) -> StoreResult<()> {
-    tx.execute(
-        "UPDATE runs SET next_fresh = ?2, spsa = COALESCE(?3, spsa) WHERE id = ?1",
-        params![id as i64, next_fresh as i64, spsa],
     )?;
     Ok(())
 }
@@ -818,8 +846,8 @@ pub fn update_lease(tx: &Connection, lease: &LeaseRecord) -> StoreResult<()> {
 /// Insert a pair result and its PGN.
 pub fn insert_result(tx: &Connection, row: &ResultRow, pgn_gz: &[u8]) -> StoreResult<()> {
     tx.prepare_cached(
-        "INSERT INTO pair_results (run_id, pair_index, lease_id, worker_id, score, games)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO pair_results (run_id, pair_index, lease_id, worker_id, score, games, pgn)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
     .execute(params![
         row.run_id as i64,
@@ -827,14 +855,9 @@ pub fn insert_result(tx: &Connection, row: &ResultRow, pgn_gz: &[u8]) -> StoreRe
         row.lease_id as i64,
         row.worker_id as i64,
         row.score,
-        row.games
+        row.games,
+        (!pgn_gz.is_empty()).then_some(pgn_gz)
     ])?;
-    if !pgn_gz.is_empty() {
-        tx.execute(
-            "INSERT INTO pgns (run_id, pair_index, gz) VALUES (?1, ?2, ?3)",
-            params![row.run_id as i64, row.index as i64, pgn_gz],
-        )?;
-    }
     Ok(())
 }
 

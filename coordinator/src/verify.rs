@@ -107,7 +107,8 @@ pub fn verify(db: &Path, run_id: u64) -> Result<Verdict, CoreError> {
     let tx = conn.transaction()?;
     let row = tx
         .query_row(
-            "SELECT config_toml, next_fresh, done, spsa, sprt FROM runs WHERE id = ?1",
+            "SELECT r.config_toml, s.next_fresh, s.done, s.spsa, s.sprt
+             FROM runs r JOIN run_state s ON s.run_id = r.id WHERE r.id = ?1",
             params![run_id as i64],
             |r| {
                 Ok((

@@ -1093,15 +1093,6 @@ proptest! {
         for e in &edits {
             text = edit_text(&text, e);
         }
-        // A scaled game count past i64::MAX / 2 overflows in plan::parse (reported, see
-        // `known_panic_plan_scale_overflow`): such inputs are read unscaled until it is fixed.
-        let overflows = text.lines().any(|l| {
-            l.trim_start().starts_with("games")
-                && l.split('=').nth(1).and_then(|v| v.trim().parse::<i64>().ok()).is_some_and(|g| {
-                    (g as f64 * scale / 2.0).round() >= (i64::MAX / 2) as f64
-                })
-        });
-        let scale = if overflows { 1.0 } else { scale };
         check_plan_text(&text, scale, &shape)?;
     }
 }
@@ -1159,14 +1150,10 @@ fn config_mutations_reach_both_outcomes() {
 }
 
 /// Found by this fuzzing: `plan::parse` with a scale other than 1 and a run with a huge
-/// `games` (here `i64::MAX`, scale 2) computes `(...).max(1) * 2` on an `i64` near its
-/// maximum: "attempt to multiply with overflow" at coordinator/src/local/plan.rs:104 in
-/// builds with overflow checks; release builds wrap to a negative game count, which the
-/// config check then refuses as a type error. The plan fuzz above leaves such inputs out;
-/// un-ignore this test once it is fixed.
+/// `games` (here `i64::MAX`, scale 2) overflowed (`(...).max(1) * 2`); the scaled budget now
+/// saturates and the config check refuses it, naming the field.
 #[test]
-#[ignore = "known panic in coordinator::local::plan::parse, reported, not fixed here"]
-fn known_panic_plan_scale_overflow() {
+fn plan_scale_overflow_is_an_error_not_a_panic() {
     let text = "[[runs]]\nname = \"a\"\nkind = \"match\"\ngames = 9223372036854775807\n\
                 [runs.limits]\nnodes = 5\n[[runs.variants]]\nvariant = \"chess\"\n[runs.first]\n";
     let e = plan::parse(text, 2.0).expect_err("no run has that many games");

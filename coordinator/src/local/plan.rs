@@ -101,7 +101,11 @@ pub fn parse(text: &str, scale: f64) -> Result<Plan, ConfigError> {
         };
         if scale != 1.0 {
             if let Some(toml::Value::Integer(g)) = table.get("games") {
-                let scaled = ((*g as f64 * scale / 2.0).round() as i64).max(1) * 2;
+                // Saturating: an absurd budget stays absurd (and is refused by the config
+                // check) instead of overflowing.
+                let scaled = ((*g as f64 * scale / 2.0).round() as i64)
+                    .max(1)
+                    .saturating_mul(2);
                 table.insert("games".into(), toml::Value::Integer(scaled));
             }
         }

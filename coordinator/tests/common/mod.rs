@@ -46,6 +46,13 @@ pub struct Server {
 
 impl Server {
     pub async fn start(db: &Path, timing: Timing) -> Self {
+        // The coordinator's log in the test output when RUST_LOG asks for it.
+        if std::env::var_os("RUST_LOG").is_some() {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+                .with_test_writer()
+                .try_init();
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let mut config = ServeConfig::new(db);

@@ -437,7 +437,8 @@ impl InfoState {
                     score = match (kind, value) {
                         (Some("cp"), Some(v)) => Some(v.clamp(-(MATE - 1000), MATE - 1000)),
                         (Some("mate"), Some(n)) if n > 0 => Some(MATE - (2 * n.min(500) - 1)),
-                        (Some("mate"), Some(n)) => Some(-(MATE - 2 * (-n).min(500))),
+                        // `saturating_neg`: an engine may send `mate -2147483648`.
+                        (Some("mate"), Some(n)) => Some(-(MATE - 2 * n.saturating_neg().min(500))),
                         _ => None,
                     };
                     i += 2;
