@@ -1,6 +1,9 @@
 //! Simulated workers: register, lease, "play" at once with seeded random results, report every
 //! K pairs, heartbeat on the coordinator's interval, release when told to stop.
 //!
+//! Heartbeats of a lease run on a task of their own beside the reports, as a real worker sends
+//! them beside its games: a slow answer to a report does not hold the next heartbeat back.
+//!
 //! A worker keeps every report until it has an answer: on a transport error or an internal
 //! error it sends the *same* report again (same lease, same `seq`, same pairs), since the
 //! first may have been committed with its answer lost; a repeat is acknowledged as
@@ -20,7 +23,7 @@ use proto::v1::worker_service_client::WorkerServiceClient;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
@@ -320,6 +323,69 @@ struct WorkerLog {
     errors: BTreeMap<String, u64>,
 }
 
+impl WorkerLog {
+    fn merge(&mut self, other: WorkerLog) {
+        self.acked.extend(other.acked);
+        self.unresolved.extend(other.unresolved);
+        self.resent_duplicates += other.resent_duplicates;
+        self.anomalies.extend(other.anomalies);
+        for (k, v) in other.refusals {
+            *self.refusals.entry(k).or_default() += v;
+        }
+        for (k, v) in other.errors {
+            *self.errors.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// Heartbeats of one lease every `every` until `over`; sets `dead` when the coordinator says
+/// the lease is no longer valid (or refuses the heartbeat). A heartbeat lost to a transport
+/// error is not resent: the next one is due soon enough.
+async fn heartbeats(
+    mut client: Client,
+    progress: Arc<Progress>,
+    req: pb::HeartbeatRequest,
+    every: Duration,
+    mut over: watch::Receiver<bool>,
+    dead: Arc<AtomicBool>,
+) -> WorkerLog {
+    let mut log = WorkerLog::default();
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = over.wait_for(|o| *o) => return log,
+        }
+        let t0 = Instant::now();
+        let answer = tokio::select! {
+            r = client.heartbeat(req.clone()) => r,
+            _ = over.wait_for(|o| *o) => return log,
+        };
+        let why = match answer {
+            Ok(r) => {
+                progress.hist(CallKind::Heartbeat).record(t0.elapsed());
+                match r.into_inner().leases.first() {
+                    Some(s) if s.valid => continue,
+                    Some(s) => format!("lease no longer valid: {}", s.reason),
+                    None => "lease no longer valid: not in the answer".to_string(),
+                }
+            }
+            Err(status) => {
+                progress.errors.fetch_add(1, Ordering::Relaxed);
+                *log.errors
+                    .entry(format!("Heartbeat {:?}", status.code()))
+                    .or_default() += 1;
+                if resend(status.code()) || status.code() == Code::Internal {
+                    continue;
+                }
+                gist(&status)
+            }
+        };
+        *log.refusals.entry(why).or_default() += 1;
+        dead.store(true, Ordering::Relaxed);
+        return log;
+    }
+}
+
 /// How a call with resends ended.
 enum Answer<T> {
     /// Answered; `resent` when it took more than one send.
@@ -548,7 +614,19 @@ impl SimWorker {
     async fn play(&mut self, reg: Registration, lease: pb::Lease) {
         let k = self.config.pairs_per_report;
         let max_plies = lease.settings.as_ref().map_or(0, |s| s.max_plies);
-        let mut next_heartbeat = Instant::now() + reg.heartbeat;
+        let (over, over_rx) = watch::channel(false);
+        let dead = Arc::new(AtomicBool::new(false));
+        let beats = tokio::spawn(heartbeats(
+            self.client.clone(),
+            self.progress.clone(),
+            pb::HeartbeatRequest {
+                worker_id: reg.worker_id,
+                lease_ids: vec![lease.lease_id],
+            },
+            reg.heartbeat,
+            over_rx,
+            dead.clone(),
+        ));
         let mut seq = 0u64;
         let mut reported = 0usize;
         let mut alive = true;
@@ -562,12 +640,9 @@ impl SimWorker {
                 if self.stopping() {
                     break;
                 }
-                if Instant::now() >= next_heartbeat {
-                    next_heartbeat = Instant::now() + reg.heartbeat;
-                    if !self.heartbeat(reg, lease.lease_id).await {
-                        alive = false;
-                        break;
-                    }
+                if dead.load(Ordering::Relaxed) {
+                    alive = false;
+                    break;
                 }
                 let p = self
                     .synth
@@ -645,41 +720,12 @@ impl SimWorker {
                 }
             }
         }
+        over.send_replace(true);
+        if let Ok(log) = beats.await {
+            self.log.merge(log);
+        }
         if alive && reported < lease.pairs.len() {
             self.release(reg, lease.lease_id).await;
-        }
-    }
-
-    /// Whether the lease is still worth playing.
-    async fn heartbeat(&mut self, reg: Registration, lease_id: u64) -> bool {
-        let req = pb::HeartbeatRequest {
-            worker_id: reg.worker_id,
-            lease_ids: vec![lease_id],
-        };
-        match self
-            .call(CallKind::Heartbeat, false, |mut c| {
-                let req = req.clone();
-                async move { c.heartbeat(req).await }
-            })
-            .await
-        {
-            Answer::Ok { value, .. } => match value.leases.first() {
-                Some(s) if s.valid => true,
-                Some(s) => {
-                    *self
-                        .log
-                        .refusals
-                        .entry(format!("lease no longer valid: {}", s.reason))
-                        .or_default() += 1;
-                    false
-                }
-                None => false,
-            },
-            Answer::Refused(s) => {
-                self.refused(&s);
-                false
-            }
-            Answer::GaveUp => false,
         }
     }
 
