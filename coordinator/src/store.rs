@@ -163,6 +163,10 @@ pub const DEFAULT_MAX_SLOTS: u32 = 64;
 pub fn open(path: &Path) -> StoreResult<Connection> {
     let mut conn = Connection::open(path)?;
     conn.busy_timeout(Duration::from_secs(5))?;
+    // Small pages: a report touches a few rows in a few b-trees, and every page it touches is
+    // written to the WAL (and later checkpointed); 1 KiB pages write a quarter of what the
+    // default 4 KiB do. Takes effect only when the file is created.
+    conn.pragma_update(None, "page_size", 1024)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
