@@ -42,5 +42,7 @@ pub mod server;
 pub mod service;
 pub mod stats_cli;
 pub mod store;
+pub mod totals;
+pub mod verify;
 
 pub use server::{serve, ServeConfig};
