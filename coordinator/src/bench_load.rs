@@ -341,8 +341,10 @@ pub struct BenchReport {
     pub starts: Vec<Start>,
     /// SIGKILLs while the fleet ran.
     pub kills: u32,
-    /// The coordinator's processes.
+    /// The coordinator's processes, from the first start to the end.
     pub coordinator: Usage,
+    /// The coordinator's CPU seconds while the fleet ran (its start to its stop).
+    pub window_cpu_s: f64,
     /// This process (the simulated fleet).
     pub generator: Usage,
     /// The fleet's outcome.
@@ -409,7 +411,10 @@ pub async fn bench(plan: Plan) -> Result<BenchReport, BenchError> {
         max_pairs: plan.max_pairs,
     })?;
 
+    let cpu_before = coord.usage()?.cpu_s();
     let kills = drive(&plan, &fleet, &mut coord, &prepared.tokens.admin, &runs).await?;
+    // CPU of the measured window (the fleet's start to its stop), without the drain after.
+    let window_cpu_s = coord.usage()?.cpu_s() - cpu_before;
     let out = fleet.stop().await?;
 
     // The admin channel may have gone with a killed coordinator: a fresh one.
@@ -454,6 +459,7 @@ pub async fn bench(plan: Plan) -> Result<BenchReport, BenchError> {
         starts,
         kills,
         coordinator: usage,
+        window_cpu_s,
         generator,
         fleet: out,
         totals,
@@ -673,11 +679,12 @@ impl BenchReport {
         let u = self.coordinator;
         let _ = writeln!(
             s,
-            "coordinator: CPU {:.2} s (user {:.2}, system {:.2}), {:.2} cores over the run; peak RSS {:.1} MiB",
+            "coordinator: CPU {:.2} s while the fleet ran ({:.2} cores); {:.2} s in all (user {:.2}, system {:.2}, with start-up and the drain after the stop); peak RSS {:.1} MiB",
+            self.window_cpu_s,
+            self.window_cpu_s / secs,
             u.cpu_s(),
             u.user_s,
             u.system_s,
-            u.cpu_s() / secs,
             mib(u.peak_rss_kib)
         );
         let g = self.generator;
