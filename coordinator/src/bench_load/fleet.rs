@@ -396,8 +396,9 @@ enum Answer<T> {
     GaveUp,
 }
 
-/// Errors after which the same request is sent again: the coordinator may be down or
-/// restarting (transport errors), or failed to commit (`internal`: nothing changed).
+/// Transport errors, after which the same request is sent again: the coordinator may be down,
+/// restarting or too slow to answer in time. (`internal`, a failed commit that changed
+/// nothing, is sent again a few times too, see [`SimWorker::call`].)
 fn resend(code: Code) -> bool {
     matches!(
         code,
