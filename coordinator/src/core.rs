@@ -775,7 +775,7 @@ impl Core {
         Ok(out)
     }
 
-    /// Record a cumulative report, whole or not at all.
+    /// Record an incremental report (the pairs since the previous one), whole or not at all.
     pub fn submit(
         &mut self,
         who: &Principal,

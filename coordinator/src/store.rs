@@ -551,36 +551,18 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
          FROM leases WHERE state = 'active' ORDER BY id",
     )?;
     let rows = q.query_map([], |r| {
-        Ok((
-            u(r.get(0)?),
-            u(r.get(1)?),
-            u(r.get(2)?),
-            r.get::<_, String>(3)?,
-            u(r.get(4)?),
-            u(r.get(5)?),
-            u(r.get(6)?),
-            r.get::<_, u32>(7)?,
-        ))
+        Ok((lease_record(r)?, u(r.get(6)?), r.get::<_, u32>(7)?))
     })?;
     for row in rows {
-        let (id, run, worker, state, deadline_ms, last_seq, created, slots) = row?;
+        let (lease, created, slots) = row?;
         s.lease_meta.insert(
-            id,
+            lease.id,
             LeaseMeta {
                 started_ms: created,
                 slots,
             },
         );
-        s.leases.push(LeaseRecord {
-            id,
-            run,
-            worker,
-            state: lease_state(state)?,
-            deadline_ms,
-            last_seq,
-            pairs: BTreeSet::new(),
-            reported: BTreeSet::new(),
-        });
+        s.leases.push(lease);
     }
     let mut pairs_q =
         conn.prepare("SELECT pair_index, spsa FROM lease_pairs WHERE lease_id = ?1")?;
@@ -633,36 +615,29 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
     Ok(s)
 }
 
+/// A lease from the first six columns of a row (`id, run_id, worker_id, state, deadline_ms,
+/// last_seq`), without its pairs.
+fn lease_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<LeaseRecord> {
+    Ok(LeaseRecord {
+        id: u(r.get(0)?),
+        run: u(r.get(1)?),
+        worker: u(r.get(2)?),
+        state: lease_state(r.get(3)?)?,
+        deadline_ms: u(r.get(4)?),
+        last_seq: u(r.get(5)?),
+        pairs: BTreeSet::new(),
+        reported: BTreeSet::new(),
+    })
+}
+
 /// A lease as stored, for late calls about a lease that left the ledger.
 pub fn lease_row(conn: &Connection, id: u64) -> StoreResult<Option<LeaseRecord>> {
     conn.query_row(
         "SELECT id, run_id, worker_id, state, deadline_ms, last_seq FROM leases WHERE id = ?1",
         params![id as i64],
-        |r| {
-            Ok((
-                u(r.get(0)?),
-                u(r.get(1)?),
-                u(r.get(2)?),
-                r.get::<_, String>(3)?,
-                u(r.get(4)?),
-                u(r.get(5)?),
-            ))
-        },
+        lease_record,
     )
-    .optional()?
-    .map(|(id, run, worker, state, deadline_ms, last_seq)| {
-        Ok(LeaseRecord {
-            id,
-            run,
-            worker,
-            state: lease_state(state)?,
-            deadline_ms,
-            last_seq,
-            pairs: BTreeSet::new(),
-            reported: BTreeSet::new(),
-        })
-    })
-    .transpose()
+    .optional()
 }
 
 /// Pairs of a run that went back to the queue.
