@@ -56,6 +56,11 @@ pub struct Core {
     generation: u64,
     /// Inside a group commit.
     in_batch: bool,
+    /// An operation of the open group failed after changing memory: the group was rolled
+    /// back and its callers must all be refused.
+    batch_failed: bool,
+    /// Rows to rewrite from memory before the next commit.
+    dirty: Dirty,
     /// Metrics counters.
     pub counters: Counters,
 }
@@ -66,6 +71,47 @@ impl std::fmt::Debug for Core {
             .field("runs", &self.runs.len())
             .finish()
     }
+}
+
+/// The per-run rows that operations change and the commit rewrites from memory: a run's
+/// counters and SPSA/SPRT snapshots, and a token's running totals. Writing them once per
+/// commit instead of once per operation keeps a group commit of many reports to one write
+/// (and one serialisation) per run and per token.
+#[derive(Debug, Default)]
+struct Dirty {
+    runs: BTreeSet<RunId>,
+    totals: BTreeSet<(RunId, String)>,
+}
+
+/// Write the rows `dirty` names from memory.
+fn write_dirty(
+    conn: &Connection,
+    runs: &BTreeMap<RunId, Run>,
+    ledger: &Ledger,
+    dirty: &Dirty,
+) -> Result<(), CoreError> {
+    for &id in &dirty.runs {
+        let (Some(run), Some(record)) = (runs.get(&id), ledger.run_record(id)) else {
+            continue;
+        };
+        let spsa = run.spsa.as_ref().map(spsa_snapshot).transpose()?;
+        let sprt = run
+            .sprt
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(internal)?;
+        store::set_run_counts(conn, id, record.next_fresh, record.done)?;
+        store::set_run_state(conn, id, spsa.as_deref(), sprt.as_deref())?;
+    }
+    for (id, token) in &dirty.totals {
+        let Some(t) = runs.get(id).and_then(|r| r.totals.by_token.get(token)) else {
+            continue;
+        };
+        let json = serde_json::to_string(t).map_err(internal)?;
+        store::set_token_totals(conn, *id, token, &json)?;
+    }
+    Ok(())
 }
 
 /// When a worker last asked for work, and for how many slots.
@@ -104,6 +150,8 @@ impl Core {
             recent: BTreeMap::new(),
             generation: 0,
             in_batch: false,
+            batch_failed: false,
+            dirty: Dirty::default(),
             counters: Counters::default(),
         };
         core.reload()?;
@@ -140,6 +188,8 @@ impl Core {
     /// their totals and snapshots, active leases, queues. Nothing here grows with the number
     /// of pairs a run has stored (a run stored before the totals existed is rebuilt once).
     pub fn reload(&mut self) -> Result<(), CoreError> {
+        // Memory is about to equal the database: nothing is left to write.
+        self.dirty = Dirty::default();
         let s = store::load(&self.conn)?;
         let names = store::token_names(&self.conn)?;
         self.workers.clear();
@@ -263,6 +313,11 @@ impl Core {
                 CoreError::Internal(format!("stored SPSA assignment of pair {index}: {e}"))
             })?;
             if let Some(run) = self.runs.get_mut(&l.run) {
+                if let Some(spsa) = run.spsa.as_mut() {
+                    spsa.restore_outstanding(a.clone()).map_err(|e| {
+                        CoreError::Internal(format!("stored SPSA assignment of pair {index}: {e}"))
+                    })?;
+                }
                 run.spsa_pairs.insert(*index, a);
             }
         }
@@ -279,10 +334,10 @@ impl Core {
     ) -> Result<T, CoreError> {
         let start = Instant::now();
         let out = if self.in_batch {
-            self.conn.execute_batch("SAVEPOINT op")?;
+            self.conn.prepare_cached("SAVEPOINT op")?.execute([])?;
             match write(&self.conn) {
                 Ok(out) => {
-                    self.conn.execute_batch("RELEASE op")?;
+                    self.conn.prepare_cached("RELEASE op")?.execute([])?;
                     out
                 }
                 Err(e) => {
@@ -291,8 +346,10 @@ impl Core {
                 }
             }
         } else {
+            let dirty = std::mem::take(&mut self.dirty);
             let tx = self.conn.unchecked_transaction()?;
             let out = write(&tx)?;
+            write_dirty(&tx, &self.runs, &self.ledger, &dirty)?;
             tx.commit()?;
             self.counters.commits += 1;
             out
@@ -305,7 +362,7 @@ impl Core {
     /// Start a group commit: until [`Core::end_batch`], operations write into one
     /// transaction. Their callers must not be answered before `end_batch` returns `Ok`.
     pub fn begin_batch(&mut self) -> Result<(), CoreError> {
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        self.conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
         self.in_batch = true;
         Ok(())
     }
@@ -313,10 +370,31 @@ impl Core {
     /// Commit a group (one fsync for all its operations). If the commit fails, nothing of
     /// the batch is stored, and memory is reloaded from the database to match.
     pub fn end_batch(&mut self) -> Result<(), CoreError> {
-        self.in_batch = false;
+        let open = std::mem::replace(&mut self.in_batch, false);
+        if std::mem::replace(&mut self.batch_failed, false) {
+            if open {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                if let Err(e) = self.reload() {
+                    tracing::error!(error = %e, "reload failed");
+                }
+            }
+            return Err(CoreError::Internal(
+                "an operation of this group commit failed; nothing of the group was stored".into(),
+            ));
+        }
         let start = Instant::now();
-        match self.conn.execute_batch("COMMIT") {
-            Ok(()) => {
+        let dirty = std::mem::take(&mut self.dirty);
+        let written = write_dirty(&self.conn, &self.runs, &self.ledger, &dirty);
+        let committed = match written {
+            Ok(()) => self
+                .conn
+                .prepare_cached("COMMIT")
+                .and_then(|mut q| q.execute([]))
+                .map_err(CoreError::from),
+            Err(e) => Err(e),
+        };
+        match committed {
+            Ok(_) => {
                 self.counters.commits += 1;
                 self.counters.batches += 1;
                 self.counters.commit_seconds += start.elapsed().as_secs_f64();
@@ -342,7 +420,20 @@ impl Core {
         let out = op(self);
         if let Err(e) = &out {
             tracing::error!(error = %e, "operation failed after changing state; reloading from the database");
-            if let Err(e2) = self.reload() {
+            if self.in_batch {
+                // Earlier operations of the group left rows for the commit to write from a
+                // memory that this one has spoilt: the whole group goes, and its callers are
+                // refused (`end_batch`); the rest of the group runs in a fresh transaction
+                // on reloaded memory and goes the same way.
+                self.batch_failed = true;
+                let _ = self.conn.execute_batch("ROLLBACK");
+                if let Err(e2) = self.reload() {
+                    tracing::error!(error = %e2, "reload failed");
+                }
+                if self.conn.execute_batch("BEGIN IMMEDIATE").is_err() {
+                    self.in_batch = false;
+                }
+            } else if let Err(e2) = self.reload() {
                 tracing::error!(error = %e2, "reload failed");
             }
         }
@@ -597,19 +688,14 @@ impl Core {
                 .get_mut(&run_id)
                 .ok_or(CoreError::UnknownRun(run_id))?;
             let mut spsa_rows = BTreeMap::new();
-            let mut snapshot = None;
             if let Some(spsa) = run.spsa.as_mut() {
                 let assignments = spsa.assign(lease.pairs.len() as u32);
                 for (&i, a) in lease.pairs.iter().zip(assignments) {
                     spsa_rows.insert(i, serde_json::to_string(&a).map_err(internal)?);
                     run.spsa_pairs.insert(i, a);
                 }
-                snapshot = Some(spsa_snapshot(spsa)?);
             }
-            let record = core
-                .ledger
-                .run_record(run_id)
-                .ok_or(CoreError::UnknownRun(run_id))?;
+            core.dirty.runs.insert(run_id);
             core.lease_meta.insert(
                 lease.id,
                 LeaseMeta {
@@ -619,8 +705,6 @@ impl Core {
             );
             core.commit(|tx| {
                 store::insert_lease(tx, &lease, now_ms, slots, &spsa_rows)?;
-                store::set_run_counts(tx, run_id, record.next_fresh, record.done)?;
-                store::set_run_state(tx, run_id, snapshot.as_deref(), None)?;
                 Ok(())
             })?;
             let run = &core.runs[&run_id];
@@ -665,33 +749,21 @@ impl Core {
     /// Forget SPSA assignments of returned pairs, store the ended leases and the pairs that
     /// went back to the queue. Callers run it inside [`Core::atomically`].
     fn persist_returned(&mut self, returned: &[Returned]) -> Result<(), CoreError> {
-        let mut snapshots = BTreeMap::new();
         for r in returned {
             self.lease_meta.remove(&r.lease.id);
+            self.dirty.runs.insert(r.run);
             if let Some(run) = self.runs.get_mut(&r.run) {
                 for i in &r.pairs {
                     if let (Some(a), Some(spsa)) = (run.spsa_pairs.remove(i), run.spsa.as_mut()) {
                         spsa.abandon(a.pair_id).map_err(internal)?;
                     }
                 }
-                if let Some(spsa) = &run.spsa {
-                    snapshots.insert(r.run, spsa_snapshot(spsa)?);
-                }
             }
         }
-        let runs: BTreeSet<RunId> = returned.iter().map(|r| r.run).collect();
-        let records: Vec<_> = runs
-            .iter()
-            .filter_map(|&r| self.ledger.run_record(r))
-            .collect();
         self.commit(|tx| {
             for r in returned {
                 store::update_lease(tx, &r.lease)?;
                 store::requeue(tx, r.run, &r.pairs)?;
-            }
-            for rec in &records {
-                store::set_run_counts(tx, rec.id, rec.next_fresh, rec.done)?;
-                store::set_run_state(tx, rec.id, snapshots.get(&rec.id).map(String::as_str), None)?;
             }
             Ok(())
         })
@@ -943,13 +1015,6 @@ impl Core {
             self.counters.games += p.games.len() as u64;
             stored.push((row, p.pgn_gz));
         }
-        let totals_json = run
-            .totals
-            .by_token
-            .get(token)
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(internal)?;
         // Learn how long a pair takes, once, when this report completes the lease.
         if out.completed {
             if let Some(meta) = self.lease_meta.remove(&lease_id) {
@@ -974,13 +1039,6 @@ impl Core {
         if finish.is_none() && record.done >= record.total {
             finish = Some("all pairs played".to_string());
         }
-        let spsa_snapshot = run.spsa.as_ref().map(spsa_snapshot).transpose()?;
-        let sprt_snapshot = run
-            .sprt
-            .as_ref()
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(internal)?;
         let mut returned = Vec::new();
         if let Some(reason) = &finish {
             if !run.status.is_over() {
@@ -997,11 +1055,8 @@ impl Core {
         for r in &returned {
             self.lease_meta.remove(&r.lease.id);
         }
-        let record = self
-            .ledger
-            .run_record(run_id)
-            .ok_or(CoreError::UnknownRun(run_id))?;
-        let token = token.clone();
+        self.dirty.runs.insert(run_id);
+        self.dirty.totals.insert((run_id, token.clone()));
         self.commit(|tx| {
             for (row, pgn) in &stored {
                 store::insert_result(tx, row, pgn)?;
@@ -1010,16 +1065,6 @@ impl Core {
                 store::insert_spsa_update(tx, run_id, *seq, data)?;
             }
             store::update_lease(tx, &lease_now)?;
-            store::set_run_counts(tx, run_id, record.next_fresh, record.done)?;
-            store::set_run_state(
-                tx,
-                run_id,
-                spsa_snapshot.as_deref(),
-                sprt_snapshot.as_deref(),
-            )?;
-            if let Some(json) = &totals_json {
-                store::set_token_totals(tx, run_id, &token, json)?;
-            }
             for r in &returned {
                 store::update_lease(tx, &r.lease)?;
                 store::requeue(tx, run_id, &r.pairs)?;

@@ -73,13 +73,12 @@ pub fn value_string(kind: stats::spsa::ParamKind, v: f64) -> String {
     }
 }
 
-/// Serialise an SPSA state without its history (kept as rows).
+/// Serialise an SPSA state without its history (kept as rows in `spsa_updates`) and without
+/// its outstanding assignments (kept beside their leases in `lease_pairs`), so that the row
+/// rewritten by every report stays the same size however many pairs are in flight.
 pub fn spsa_snapshot(spsa: &Spsa) -> Result<String, CoreError> {
-    let mut v = serde_json::to_value(spsa).map_err(|e| CoreError::Internal(e.to_string()))?;
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("history".into(), serde_json::Value::Array(Vec::new()));
-    }
-    Ok(v.to_string())
+    serde_json::to_string(&spsa.without_outstanding())
+        .map_err(|e| CoreError::Internal(e.to_string()))
 }
 
 /// Rebuild an SPSA state from its snapshot and history rows.

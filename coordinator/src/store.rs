@@ -163,6 +163,9 @@ pub const DEFAULT_MAX_SLOTS: u32 = 64;
 pub fn open(path: &Path) -> StoreResult<Connection> {
     let mut conn = Connection::open(path)?;
     conn.busy_timeout(Duration::from_secs(5))?;
+    // Every statement of the report and lease paths stays compiled: parsing SQL was a tenth
+    // of the core's time under a 1,000-worker fleet.
+    conn.set_prepared_statement_cache_capacity(128);
     // Small pages: a report touches a few rows in a few b-trees, and every page it touches is
     // written to the WAL (and later checkpointed); 1 KiB pages write a quarter of what the
     // default 4 KiB do. Takes effect only when the file is created.
@@ -299,11 +302,11 @@ pub fn add_token_with_slots(
     if max_slots == 0 || max_slots > 1_000_000 {
         return Err(TokenError::BadSlots);
     }
-    let exists: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM tokens WHERE name = ?1 AND revoked_ms IS NULL)",
-        params![name],
-        |r| r.get(0),
-    )?;
+    let exists: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM tokens WHERE name = ?1 AND revoked_ms IS NULL)",
+        )?
+        .query_row(params![name], |r| r.get(0))?;
     if exists {
         return Err(TokenError::Duplicate(name.to_string()));
     }
@@ -311,25 +314,24 @@ pub fn add_token_with_slots(
     rand::thread_rng().fill_bytes(&mut bytes);
     let secret: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let token = format!("vt{}_{secret}", &role.as_str()[..1]);
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO tokens (name, role, hash, created_ms, max_slots) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![
-            name,
-            role.as_str(),
-            hash_token(&token),
-            now_ms as i64,
-            max_slots
-        ],
-    )?;
+    )?
+    .execute(params![
+        name,
+        role.as_str(),
+        hash_token(&token),
+        now_ms as i64,
+        max_slots
+    ])?;
     Ok(token)
 }
 
 /// Revoke a live token by name: from now on it authenticates nothing.
 pub fn revoke_token(conn: &Connection, name: &str, now_ms: u64) -> Result<(), TokenError> {
-    let n = conn.execute(
-        "UPDATE tokens SET revoked_ms = ?2 WHERE name = ?1 AND revoked_ms IS NULL",
-        params![name, now_ms as i64],
-    )?;
+    let n = conn
+        .prepare_cached("UPDATE tokens SET revoked_ms = ?2 WHERE name = ?1 AND revoked_ms IS NULL")?
+        .execute(params![name, now_ms as i64])?;
     if n == 0 {
         return Err(TokenError::Unknown(name.to_string()));
     }
@@ -338,7 +340,7 @@ pub fn revoke_token(conn: &Connection, name: &str, now_ms: u64) -> Result<(), To
 
 /// Every token, oldest first.
 pub fn list_tokens(conn: &Connection) -> StoreResult<Vec<TokenRow>> {
-    let mut q = conn.prepare(
+    let mut q = conn.prepare_cached(
         "SELECT id, name, role, max_slots, created_ms, revoked_ms FROM tokens ORDER BY id",
     )?;
     let rows = q.query_map([], |r| {
@@ -356,14 +358,13 @@ pub fn list_tokens(conn: &Connection) -> StoreResult<Vec<TokenRow>> {
 
 /// Look a live (not revoked) token up by its text.
 pub fn find_token(conn: &Connection, token: &str) -> StoreResult<Option<Principal>> {
-    conn.query_row(
+    conn.prepare_cached(
         "SELECT id, name, role, max_slots FROM tokens WHERE hash = ?1 AND revoked_ms IS NULL",
-        params![hash_token(token)],
-        |r| {
-            let role: String = r.get(2)?;
-            Ok((r.get(0)?, r.get(1)?, role, r.get(3)?))
-        },
-    )
+    )?
+    .query_row(params![hash_token(token)], |r| {
+        let role: String = r.get(2)?;
+        Ok((r.get(0)?, r.get(1)?, role, r.get(3)?))
+    })
     .optional()
     .map(|o| {
         o.and_then(|(token_id, name, role, max_slots)| {
@@ -379,7 +380,7 @@ pub fn find_token(conn: &Connection, token: &str) -> StoreResult<Option<Principa
 
 /// Names of every token by id (revoked ones included: their results stay attributed).
 pub fn token_names(conn: &Connection) -> StoreResult<BTreeMap<i64, String>> {
-    let mut q = conn.prepare("SELECT id, name FROM tokens")?;
+    let mut q = conn.prepare_cached("SELECT id, name FROM tokens")?;
     let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     rows.collect()
 }
@@ -393,17 +394,17 @@ pub fn insert_lease_failure(
     now_ms: u64,
     reason: &str,
 ) -> StoreResult<()> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO lease_failures (run_id, lease_id, token_id, at_ms, reason)
          VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![
-            run_id as i64,
-            lease_id as i64,
-            token_id,
-            now_ms as i64,
-            reason
-        ],
-    )?;
+    )?
+    .execute(params![
+        run_id as i64,
+        lease_id as i64,
+        token_id,
+        now_ms as i64,
+        reason
+    ])?;
     Ok(())
 }
 
@@ -509,7 +510,7 @@ fn lease_state(v: String) -> StoreResult<LeaseState> {
 /// Read the live state.
 pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
     let mut s = Snapshot::default();
-    let mut q = conn.prepare("SELECT id, token_id, name, info FROM workers ORDER BY id")?;
+    let mut q = conn.prepare_cached("SELECT id, token_id, name, info FROM workers ORDER BY id")?;
     s.workers = q
         .query_map([], |r| {
             Ok(WorkerRow {
@@ -520,7 +521,7 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
             })
         })?
         .collect::<StoreResult<_>>()?;
-    let mut q = conn.prepare(
+    let mut q = conn.prepare_cached(
         "SELECT r.id, r.config_toml, r.status, r.finish_reason, r.created_ms, r.total,
                 s.next_fresh, s.spsa, s.done, s.sprt, r.totals_ok
          FROM runs r JOIN run_state s ON s.run_id = r.id ORDER BY r.id",
@@ -546,7 +547,7 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
             })
         })?
         .collect::<StoreResult<_>>()?;
-    let mut q = conn.prepare(
+    let mut q = conn.prepare_cached(
         "SELECT id, run_id, worker_id, state, deadline_ms, last_seq, created_ms, slots
          FROM leases WHERE state = 'active' ORDER BY id",
     )?;
@@ -565,8 +566,8 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
         s.leases.push(lease);
     }
     let mut pairs_q =
-        conn.prepare("SELECT pair_index, spsa FROM lease_pairs WHERE lease_id = ?1")?;
-    let mut reported_q = conn.prepare(
+        conn.prepare_cached("SELECT pair_index, spsa FROM lease_pairs WHERE lease_id = ?1")?;
+    let mut reported_q = conn.prepare_cached(
         "SELECT lp.pair_index FROM lease_pairs lp
          JOIN leases l ON l.id = lp.lease_id
          JOIN pair_results pr
@@ -589,16 +590,16 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
             l.reported.insert(u(row?));
         }
     }
-    s.next_lease_id = conn.query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM leases", [], |r| {
-        r.get::<_, i64>(0)
-    })? as u64;
-    let mut q = conn.prepare("SELECT run_id, pair_index FROM requeued")?;
+    s.next_lease_id = conn
+        .prepare_cached("SELECT COALESCE(MAX(id), 0) + 1 FROM leases")?
+        .query_row([], |r| r.get::<_, i64>(0))? as u64;
+    let mut q = conn.prepare_cached("SELECT run_id, pair_index FROM requeued")?;
     let rows = q.query_map([], |r| Ok((u(r.get(0)?), u(r.get(1)?))))?;
     for row in rows {
         let (run, index) = row?;
         s.requeued.entry(run).or_default().insert(index);
     }
-    let mut q = conn.prepare("SELECT run_id, token, data FROM token_totals")?;
+    let mut q = conn.prepare_cached("SELECT run_id, token, data FROM token_totals")?;
     let rows = q.query_map([], |r| {
         Ok((u(r.get(0)?), r.get::<_, String>(1)?, r.get::<_, String>(2)?))
     })?;
@@ -606,7 +607,7 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
         let (run, token, data) = row?;
         s.totals.entry(run).or_default().insert(token, data);
     }
-    let mut q = conn.prepare("SELECT run_id, worker FROM exclusions")?;
+    let mut q = conn.prepare_cached("SELECT run_id, worker FROM exclusions")?;
     let rows = q.query_map([], |r| Ok((u(r.get(0)?), r.get::<_, String>(1)?)))?;
     for row in rows {
         let (run, worker) = row?;
@@ -632,11 +633,10 @@ fn lease_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<LeaseRecord> {
 
 /// A lease as stored, for late calls about a lease that left the ledger.
 pub fn lease_row(conn: &Connection, id: u64) -> StoreResult<Option<LeaseRecord>> {
-    conn.query_row(
+    conn.prepare_cached(
         "SELECT id, run_id, worker_id, state, deadline_ms, last_seq FROM leases WHERE id = ?1",
-        params![id as i64],
-        lease_record,
-    )
+    )?
+    .query_row(params![id as i64], lease_record)
     .optional()
 }
 
@@ -652,10 +652,8 @@ pub fn requeue(tx: &Connection, run_id: u64, pairs: &[u64]) -> StoreResult<()> {
 
 /// A run's counters: pairs handed out at least once and pairs done.
 pub fn set_run_counts(tx: &Connection, id: u64, next_fresh: u64, done: u64) -> StoreResult<()> {
-    tx.execute(
-        "UPDATE run_state SET next_fresh = ?2, done = ?3 WHERE run_id = ?1",
-        params![id as i64, next_fresh as i64, done as i64],
-    )?;
+    tx.prepare_cached("UPDATE run_state SET next_fresh = ?2, done = ?3 WHERE run_id = ?1")?
+        .execute(params![id as i64, next_fresh as i64, done as i64])?;
     Ok(())
 }
 
@@ -666,11 +664,11 @@ pub fn set_run_state(
     spsa: Option<&str>,
     sprt: Option<&str>,
 ) -> StoreResult<()> {
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE run_state SET spsa = COALESCE(?2, spsa), sprt = COALESCE(?3, sprt)
          WHERE run_id = ?1",
-        params![id as i64, spsa, sprt],
-    )?;
+    )?
+    .execute(params![id as i64, spsa, sprt])?;
     Ok(())
 }
 
@@ -686,10 +684,8 @@ pub fn set_token_totals(tx: &Connection, run_id: u64, token: &str, data: &str) -
 
 /// Mark a run's totals as stored (after a rebuild).
 pub fn set_totals_ok(tx: &Connection, id: u64) -> StoreResult<()> {
-    tx.execute(
-        "UPDATE runs SET totals_ok = 1 WHERE id = ?1",
-        params![id as i64],
-    )?;
+    tx.prepare_cached("UPDATE runs SET totals_ok = 1 WHERE id = ?1")?
+        .execute(params![id as i64])?;
     Ok(())
 }
 
@@ -700,7 +696,7 @@ pub fn for_each_result(
     run_id: u64,
     mut f: impl FnMut(u64, u64, u8, &str, &str, &str) -> Result<(), crate::error::CoreError>,
 ) -> Result<u64, crate::error::CoreError> {
-    let mut q = conn.prepare(
+    let mut q = conn.prepare_cached(
         "SELECT pr.pair_index, pr.lease_id, pr.score, COALESCE(t.name, 'worker-' || pr.worker_id),
                 pr.games, COALESCE(w.name, '')
          FROM pair_results pr
@@ -738,10 +734,10 @@ pub fn insert_worker(
     info: &str,
     now_ms: u64,
 ) -> StoreResult<u64> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO workers (token_id, name, info, registered_ms) VALUES (?1, ?2, ?3, ?4)",
-        params![token_id, name, info, now_ms as i64],
-    )?;
+    )?
+    .execute(params![token_id, name, info, now_ms as i64])?;
     Ok(u(tx.last_insert_rowid()))
 }
 
@@ -753,25 +749,23 @@ pub fn insert_run(
     spsa: Option<&str>,
     now_ms: u64,
 ) -> StoreResult<u64> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO runs (config_toml, status, created_ms, total, totals_ok)
          VALUES (?1, 'active', ?2, ?3, 1)",
-        params![config_toml, now_ms as i64, total as i64],
-    )?;
+    )?
+    .execute(params![config_toml, now_ms as i64, total as i64])?;
     let id = tx.last_insert_rowid();
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO run_state (run_id, next_fresh, done, spsa) VALUES (?1, 0, 0, ?2)",
-        params![id, spsa],
-    )?;
+    )?
+    .execute(params![id, spsa])?;
     Ok(u(id))
 }
 
 /// Update a run's status.
 pub fn set_run_status(tx: &Connection, id: u64, status: &str, reason: &str) -> StoreResult<()> {
-    tx.execute(
-        "UPDATE runs SET status = ?2, finish_reason = ?3 WHERE id = ?1",
-        params![id as i64, status, reason],
-    )?;
+    tx.prepare_cached("UPDATE runs SET status = ?2, finish_reason = ?3 WHERE id = ?1")?
+        .execute(params![id as i64, status, reason])?;
     Ok(())
 }
 
@@ -783,9 +777,8 @@ pub fn insert_lease(
     slots: u32,
     spsa: &BTreeMap<u64, String>,
 ) -> StoreResult<()> {
-    tx.execute(
-        "INSERT INTO leases (id, run_id, worker_id, state, deadline_ms, last_seq, created_ms, slots)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    tx.prepare_cached("INSERT INTO leases (id, run_id, worker_id, state, deadline_ms, last_seq, created_ms, slots)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?.execute(
         params![
             lease.id as i64,
             lease.run as i64,
@@ -810,15 +803,15 @@ pub fn insert_lease(
 
 /// Update a lease's state, deadline and report number.
 pub fn update_lease(tx: &Connection, lease: &LeaseRecord) -> StoreResult<()> {
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE leases SET state = ?2, deadline_ms = ?3, last_seq = ?4 WHERE id = ?1",
-        params![
-            lease.id as i64,
-            lease.state.as_str(),
-            lease.deadline_ms as i64,
-            lease.last_seq as i64
-        ],
-    )?;
+    )?
+    .execute(params![
+        lease.id as i64,
+        lease.state.as_str(),
+        lease.deadline_ms as i64,
+        lease.last_seq as i64
+    ])?;
     Ok(())
 }
 
@@ -842,10 +835,8 @@ pub fn insert_result(tx: &Connection, row: &ResultRow, pgn_gz: &[u8]) -> StoreRe
 
 /// Append one SPSA update.
 pub fn insert_spsa_update(tx: &Connection, run_id: u64, seq: u64, data: &str) -> StoreResult<()> {
-    tx.execute(
-        "INSERT INTO spsa_updates (run_id, seq, data) VALUES (?1, ?2, ?3)",
-        params![run_id as i64, seq as i64, data],
-    )?;
+    tx.prepare_cached("INSERT INTO spsa_updates (run_id, seq, data) VALUES (?1, ?2, ?3)")?
+        .execute(params![run_id as i64, seq as i64, data])?;
     Ok(())
 }
 
@@ -857,15 +848,11 @@ pub fn set_exclusion(
     excluded: bool,
 ) -> StoreResult<()> {
     if excluded {
-        tx.execute(
-            "INSERT OR IGNORE INTO exclusions (run_id, worker) VALUES (?1, ?2)",
-            params![run_id as i64, worker],
-        )?;
+        tx.prepare_cached("INSERT OR IGNORE INTO exclusions (run_id, worker) VALUES (?1, ?2)")?
+            .execute(params![run_id as i64, worker])?;
     } else {
-        tx.execute(
-            "DELETE FROM exclusions WHERE run_id = ?1 AND worker = ?2",
-            params![run_id as i64, worker],
-        )?;
+        tx.prepare_cached("DELETE FROM exclusions WHERE run_id = ?1 AND worker = ?2")?
+            .execute(params![run_id as i64, worker])?;
     }
     Ok(())
 }
@@ -873,7 +860,7 @@ pub fn set_exclusion(
 /// The pair scores of a run (half points of `first`, 0..=4) in pair-index order: the
 /// sequence reports plot Elo and LLR along.
 pub fn pair_scores(conn: &Connection, run_id: u64) -> StoreResult<Vec<(u64, u8)>> {
-    let mut q = conn.prepare(
+    let mut q = conn.prepare_cached(
         "SELECT pair_index, score FROM pair_results WHERE run_id = ?1 ORDER BY pair_index",
     )?;
     let rows = q.query_map(params![run_id as i64], |r| {
@@ -885,7 +872,8 @@ pub fn pair_scores(conn: &Connection, run_id: u64) -> StoreResult<Vec<(u64, u8)>
 
 /// The recorded SPSA updates of a run (JSON of `stats::spsa::SpsaUpdate`), in order.
 pub fn spsa_history(conn: &Connection, run_id: u64) -> StoreResult<Vec<String>> {
-    let mut q = conn.prepare("SELECT data FROM spsa_updates WHERE run_id = ?1 ORDER BY seq")?;
+    let mut q =
+        conn.prepare_cached("SELECT data FROM spsa_updates WHERE run_id = ?1 ORDER BY seq")?;
     let rows = q.query_map(params![run_id as i64], |r| r.get(0))?;
     rows.collect()
 }

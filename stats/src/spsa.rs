@@ -340,6 +340,8 @@ pub struct Spsa {
     credited: u64,
     next_pair_id: u64,
     rng: Xoshiro256PlusPlus,
+    /// Absent from [`Spsa::without_outstanding`]'s form, which reloads with none.
+    #[serde(default)]
     outstanding: BTreeMap<u64, PairAssignment>,
     /// Whether `history` is kept; snapshots from before the switch existed always kept it.
     #[serde(default = "keep_history_by_default")]
@@ -350,6 +352,19 @@ pub struct Spsa {
 
 fn keep_history_by_default() -> bool {
     true
+}
+
+/// An [`Spsa`] without its outstanding assignments (and without its history), as
+/// [`Spsa::without_outstanding`] lends it for storage. It deserialises as an [`Spsa`].
+#[derive(Debug, Serialize)]
+pub struct SpsaStateRef<'a> {
+    config: &'a SpsaConfig,
+    schedule: &'a [ParamSchedule],
+    theta: &'a [f64],
+    credited: u64,
+    next_pair_id: u64,
+    rng: &'a Xoshiro256PlusPlus,
+    keep_history: bool,
 }
 
 impl Spsa {
@@ -508,6 +523,60 @@ impl Spsa {
             self.history.push(update.clone());
         }
         Ok(update)
+    }
+
+    /// The state to store when the caller keeps each outstanding assignment itself (say,
+    /// beside the lease that carries the pair): its size then stays the same however many
+    /// pairs are in flight, where the full value grows with them. Reload it as an [`Spsa`]
+    /// (it comes back with no outstanding pair and no history) and give each assignment
+    /// back with [`restore_outstanding`](Self::restore_outstanding).
+    pub fn without_outstanding(&self) -> SpsaStateRef<'_> {
+        SpsaStateRef {
+            config: &self.config,
+            schedule: &self.schedule,
+            theta: &self.theta,
+            credited: self.credited,
+            next_pair_id: self.next_pair_id,
+            rng: &self.rng,
+            keep_history: self.keep_history,
+        }
+    }
+
+    /// Take back an assignment handed out by this run and stored outside it (see
+    /// [`without_outstanding`](Self::without_outstanding)). Refused for a pair never handed
+    /// out, and for one outstanding already with a different assignment; giving back the
+    /// same assignment twice changes nothing.
+    pub fn restore_outstanding(&mut self, a: PairAssignment) -> Result<(), SpsaError> {
+        if a.pair_id >= self.next_pair_id {
+            return Err(SpsaError::UnknownPair(a.pair_id));
+        }
+        let n = self.config.params.len();
+        if [
+            a.flips.len(),
+            a.c_k.len(),
+            a.a_k.len(),
+            a.plus.len(),
+            a.minus.len(),
+        ]
+        .iter()
+        .any(|&len| len != n)
+        {
+            return Err(SpsaError::BadHistory(format!(
+                "assignment of pair {} does not have one value per parameter ({n})",
+                a.pair_id
+            )));
+        }
+        match self.outstanding.get(&a.pair_id) {
+            Some(held) if *held != a => Err(SpsaError::BadHistory(format!(
+                "pair {} is outstanding with another assignment",
+                a.pair_id
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                self.outstanding.insert(a.pair_id, a);
+                Ok(())
+            }
+        }
     }
 
     /// Forget an assignment whose pair will never be played (e.g. a lost worker).
@@ -783,6 +852,45 @@ mod tests {
         let mut moved = u.clone();
         moved.theta[0] += 1.0;
         assert!(bad(s.verify_updates([moved])).contains("replay gives"));
+    }
+
+    #[test]
+    fn state_without_outstanding_reloads_with_assignments_given_back() {
+        let mut s = Spsa::new(SpsaConfig::new(vec![param(ParamKind::Int, 2.0)], 10, 1)).unwrap();
+        s.set_keep_history(false);
+        let a = s.assign(3);
+        let score = PairScore::from_half_points(3).unwrap();
+        s.report(a[0].pair_id, score).unwrap();
+        let small = serde_json::to_string(&s.without_outstanding()).unwrap();
+        assert!(small.len() < serde_json::to_string(&s).unwrap().len());
+        let mut back: Spsa = serde_json::from_str(&small).unwrap();
+        assert_eq!(back.outstanding().count(), 0);
+        for x in &a[1..] {
+            back.restore_outstanding(x.clone()).unwrap();
+            back.restore_outstanding(x.clone()).unwrap();
+        }
+        assert_eq!(back, s);
+        // Never handed out, or another assignment for a pair in flight: refused.
+        let mut never = a[1].clone();
+        never.pair_id = 3;
+        assert_eq!(
+            back.restore_outstanding(never),
+            Err(SpsaError::UnknownPair(3))
+        );
+        let mut other = a[1].clone();
+        other.plus[0] += 1.0;
+        assert!(matches!(
+            back.restore_outstanding(other),
+            Err(SpsaError::BadHistory(_))
+        ));
+        let mut short = a[1].clone();
+        short.flips.clear();
+        assert!(matches!(
+            back.restore_outstanding(short),
+            Err(SpsaError::BadHistory(_))
+        ));
+        // The run goes on the same.
+        assert_eq!(back.assign(2), s.assign(2));
     }
 
     #[test]
