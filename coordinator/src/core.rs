@@ -56,9 +56,9 @@ pub struct Core {
     generation: u64,
     /// Inside a group commit.
     in_batch: bool,
-    /// An operation of the open group failed after changing memory: the group was rolled
-    /// back and its callers must all be refused.
-    batch_failed: bool,
+    /// Operations of the open group that failed after changing memory: each rolled the
+    /// group back and reloaded memory, and the group's callers must all be refused.
+    group_failures: u32,
     /// Rows to rewrite from memory before the next commit.
     dirty: Dirty,
     /// Metrics counters.
@@ -150,7 +150,7 @@ impl Core {
             recent: BTreeMap::new(),
             generation: 0,
             in_batch: false,
-            batch_failed: false,
+            group_failures: 0,
             dirty: Dirty::default(),
             counters: Counters::default(),
         };
@@ -367,11 +367,18 @@ impl Core {
         Ok(())
     }
 
+    /// Operations of the open group that failed after changing memory. Each rolled the
+    /// group back and reloaded memory from the database; [`Core::end_batch`] refuses a group
+    /// with any.
+    pub fn group_failures(&self) -> u32 {
+        self.group_failures
+    }
+
     /// Commit a group (one fsync for all its operations). If the commit fails, nothing of
     /// the batch is stored, and memory is reloaded from the database to match.
     pub fn end_batch(&mut self) -> Result<(), CoreError> {
         let open = std::mem::replace(&mut self.in_batch, false);
-        if std::mem::replace(&mut self.batch_failed, false) {
+        if std::mem::replace(&mut self.group_failures, 0) > 0 {
             if open {
                 let _ = self.conn.execute_batch("ROLLBACK");
                 if let Err(e) = self.reload() {
@@ -425,7 +432,7 @@ impl Core {
                 // memory that this one has spoilt: the whole group goes, and its callers are
                 // refused (`end_batch`); the rest of the group runs in a fresh transaction
                 // on reloaded memory and goes the same way.
-                self.batch_failed = true;
+                self.group_failures += 1;
                 let _ = self.conn.execute_batch("ROLLBACK");
                 if let Err(e2) = self.reload() {
                     tracing::error!(error = %e2, "reload failed");

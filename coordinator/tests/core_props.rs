@@ -1,6 +1,8 @@
 //! Property test of the core: valid, repeated, malformed and hostile reports, releases,
-//! expiries and restarts interleaved at random. Whatever happens, the run's stored totals
-//! equal the sum of what was acknowledged, and no pair is counted twice.
+//! expiries and restarts interleaved at random, one commit per operation or in group commits
+//! as the core thread runs them (with a report that fails in the database spoiling its
+//! group). Whatever happens, the run's stored totals equal the sum of what was acknowledged,
+//! and no pair is counted twice.
 
 use coordinator::core::{Core, GameFacts, PairReport, PairWork, Timing};
 use coordinator::store::{self, Principal, Role};
@@ -13,15 +15,35 @@ const TIMEOUT_MS: u64 = 1_000;
 
 #[derive(Debug, Clone)]
 enum Op {
-    Lease { worker: usize, max: u32 },
-    Report { lease: usize },
-    Repeat { lease: usize },
-    Forged { lease: usize, kind: u8 },
-    Steal { lease: usize },
-    Release { lease: usize },
+    Lease {
+        worker: usize,
+        max: u32,
+    },
+    Report {
+        lease: usize,
+    },
+    Repeat {
+        lease: usize,
+    },
+    Forged {
+        lease: usize,
+        kind: u8,
+    },
+    Steal {
+        lease: usize,
+    },
+    Release {
+        lease: usize,
+    },
     Expire,
     Restart,
+    /// End the group commit and start another (grouped runs only).
+    Commit,
 }
+
+/// The pair whose stored row the database refuses (a trigger), in grouped runs: its report
+/// fails after the core changed memory.
+const POISONED_PAIR: u64 = 5;
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
@@ -33,6 +55,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..8).prop_map(|lease| Op::Release { lease }),
         1 => Just(Op::Expire),
         1 => Just(Op::Restart),
+        2 => Just(Op::Commit),
     ]
 }
 
@@ -125,11 +148,19 @@ fn open(db: &Path, now: u64) -> Core {
     .expect("core opens")
 }
 
-fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
+fn run_ops(ops: &[Op], grouped: bool) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("core.db");
     let tokens: Vec<String> = {
         let conn = store::open(&db).expect("db");
+        if grouped {
+            conn.execute_batch(&format!(
+                "CREATE TRIGGER poison BEFORE INSERT ON pair_results
+                 WHEN NEW.pair_index = {POISONED_PAIR}
+                 BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
+            ))
+            .expect("trigger");
+        }
         (0..2)
             .map(|k| store::add_token(&conn, &format!("w{k}"), Role::Worker, 0).expect("token"))
             .collect()
@@ -146,8 +177,15 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
         .map(|p| core.register(p, Default::default(), now).expect("register"))
         .collect();
     let mut held: Vec<Held> = Vec::new();
-    // What the coordinator acknowledged: pair index -> half points of `first`.
+    // What the coordinator acknowledged: pair index -> half points of `first`. In a group,
+    // what it will acknowledge if the group commits.
     let mut acked: BTreeMap<u64, usize> = BTreeMap::new();
+    // At the start of the open group: what to go back to if it fails.
+    let mut at_group_start = (acked.clone(), held.clone());
+    let mut group_failures = 0;
+    if grouped {
+        core.begin_batch().expect("begin");
+    }
     for op in ops {
         now += 10;
         match op {
@@ -262,9 +300,35 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
                 core.expire(now).expect("expire");
             }
             Op::Restart => {
+                // A crash: a group not committed was never acknowledged.
                 drop(core);
+                if grouped {
+                    (acked, held) = at_group_start.clone();
+                }
                 core = open(&db, now);
+                group_failures = 0;
+                if grouped {
+                    core.begin_batch().expect("begin");
+                }
             }
+            Op::Commit => {
+                if !grouped {
+                    continue;
+                }
+                if core.end_batch().is_err() {
+                    // Refused as a whole: nothing of the group was acknowledged.
+                    (acked, held) = at_group_start.clone();
+                }
+                at_group_start = (acked.clone(), held.clone());
+                group_failures = 0;
+                core.begin_batch().expect("begin");
+            }
+        }
+        if grouped && core.group_failures() > group_failures {
+            // The failure rolled the group back and reloaded memory; the rest of the group
+            // runs on, to be refused at its end.
+            group_failures = core.group_failures();
+            (acked, held) = at_group_start.clone();
         }
         // After every step the stored totals are exactly what was acknowledged.
         let d = core.detail(run).expect("detail");
@@ -276,6 +340,9 @@ fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
         prop_assert_eq!(d.pentanomial, expected);
     }
     // And so are they after a restart, read back from the database.
+    if grouped && core.end_batch().is_err() {
+        (acked, _) = at_group_start;
+    }
     drop(core);
     let core = open(&db, now);
     let d = core.detail(run).expect("detail");
@@ -290,7 +357,14 @@ proptest! {
 
     #[test]
     fn totals_equal_what_was_acknowledged(ops in proptest::collection::vec(op(), 1..80)) {
-        run_ops(&ops)?;
+        run_ops(&ops, false)?;
+    }
+
+    #[test]
+    fn totals_equal_what_was_acknowledged_in_group_commits(
+        ops in proptest::collection::vec(op(), 1..80)
+    ) {
+        run_ops(&ops, true)?;
     }
 }
 
