@@ -474,7 +474,13 @@ async fn play_lease(
     beat.tick().await;
     let mut stage_seen = *stage.borrow();
     loop {
-        if in_flight.is_none() {
+        // While pairs still finish, a report waits a moment for others to join it.
+        let hold = if results_open && !lease_gone {
+            outbox.hold_until(std::time::Instant::now())
+        } else {
+            None
+        };
+        if in_flight.is_none() && hold.is_none() {
             if let Some(req) = outbox.next_report() {
                 tracing::debug!(seq = req.seq, pairs = req.pairs.len(), "reporting");
                 let report = outbox::deliver(client.clone(), spool.clone(), req, stage.clone());
@@ -531,6 +537,7 @@ async fn play_lease(
                     }
                 }
             }
+            _ = tokio::time::sleep_until(hold.map_or_else(tokio::time::Instant::now, Into::into)), if hold.is_some() && in_flight.is_none() => {}
             _ = beat.tick() => {
                 let r = client.heartbeat(pb::HeartbeatRequest { worker_id, lease_ids: vec![lease_id] }).await;
                 if let Ok(r) = r {
