@@ -430,10 +430,11 @@ async fn reports_are_incremental_numbered_retried_and_grouped() {
         }
     }
     assert_eq!(reported, (0..pairs).collect::<BTreeSet<_>>());
-    // Report 1 left with the first pair; pairs finished while a report was held went
+    // Report 1 waited for the pairs finishing within the linger after the first (two slots
+    // of 300 ms pairs: at least one more); pairs finished while a report was held went
     // together in the next one.
     let sizes: Vec<usize> = committed.iter().map(|r| r.pairs.len()).collect();
-    assert_eq!(sizes[0], 1, "{sizes:?}");
+    assert!(sizes[0] >= 2, "{sizes:?}");
     assert!(sizes.len() >= 3, "{sizes:?}");
     assert!(sizes.iter().any(|&n| n >= 2), "{sizes:?}");
     // Everything acknowledged: the spool was compacted to nothing.
