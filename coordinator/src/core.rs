@@ -174,6 +174,19 @@ impl Core {
         Ok(core)
     }
 
+    /// Leave WAL checkpoints to a [`crate::checkpoint::Checkpointer`] on `db`: commits no
+    /// longer pause to copy the log back. The checkpointer lives until the returned handle is
+    /// dropped, after this core's last commit.
+    pub fn checkpoint_in_background(
+        &self,
+        db: &Path,
+        every: std::time::Duration,
+    ) -> Result<crate::checkpoint::Checkpointer, CoreError> {
+        let cp = crate::checkpoint::spawn(db, every)?;
+        crate::checkpoint::hand_over(&self.conn)?;
+        Ok(cp)
+    }
+
     /// Timing settings.
     pub fn timing(&self) -> Timing {
         self.timing

@@ -21,6 +21,7 @@
 pub mod actor;
 pub mod auth;
 pub mod bench_load;
+pub mod checkpoint;
 pub mod cli;
 pub mod cli_cluster;
 pub mod client;

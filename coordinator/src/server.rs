@@ -65,6 +65,9 @@ pub enum ServeError {
     Runtime(String),
 }
 
+/// How often the WAL is copied back into the database file (off the core thread).
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Serve on `listener` until `shutdown` resolves; in-flight calls are drained, then the core
 /// thread stops after its last commit.
 pub async fn serve(
@@ -82,6 +85,9 @@ pub async fn serve(
     let core = tokio::task::spawn_blocking(move || Core::open(&db, timing, now_ms()))
         .await
         .map_err(|e| ServeError::Runtime(e.to_string()))?
+        .map_err(db_err)?;
+    let checkpointer = core
+        .checkpoint_in_background(&config.db, CHECKPOINT_EVERY)
         .map_err(db_err)?;
     let tokens = TokenBook::open(&config.db).map_err(db_err)?;
     let (handle, thread) = actor::spawn(core).map_err(|e| ServeError::Runtime(e.to_string()))?;
@@ -152,6 +158,8 @@ pub async fn serve(
         .await
         .map_err(|e| ServeError::Runtime(e.to_string()))?
         .map_err(|_| ServeError::Runtime("core thread panicked".into()))?;
+    // After the last commit: the final checkpoint leaves an empty log.
+    drop(checkpointer);
     tracing::info!("coordinator stopped");
     result.map_err(Into::into)
 }
