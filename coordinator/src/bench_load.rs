@@ -745,7 +745,8 @@ pub struct BenchLoadArgs {
     /// Most pairs per lease (LeaseRequest.max_pairs).
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub lease_pairs: u32,
-    /// Simulated milliseconds per pair (0: instant play, the coordinator's limit).
+    /// Simulated milliseconds per pair on average: each pair takes 0.5 to 1.5 times it
+    /// (seeded). 0: instant play, the coordinator's limit.
     #[arg(long, default_value_t = 0)]
     pub pair_ms: u64,
     /// Seed of the results, the workers' timing and the kill times.

@@ -636,7 +636,10 @@ impl SimWorker {
             let mut halves = Vec::with_capacity(chunk.len());
             for task in chunk {
                 if !self.config.pair_time.is_zero() {
-                    self.sleep(self.config.pair_time).await;
+                    // Games vary in length: a fixed time would march the whole fleet in step
+                    // and measure its waves rather than the coordinator.
+                    let d = self.config.pair_time.mul_f64(self.rng.gen_range(0.5..1.5));
+                    self.sleep(d).await;
                 }
                 if self.stopping() {
                     break;
