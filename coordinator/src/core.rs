@@ -426,7 +426,7 @@ impl Core {
                 if let Err(e2) = self.reload() {
                     tracing::error!(error = %e2, "reload failed");
                 }
-                Err(e.into())
+                Err(e)
             }
         }
     }

@@ -417,6 +417,7 @@ async fn real_worker_plays_a_small_match_at_500_nodes() {
             book_dir: PathBuf::from("."),
             exit_when_idle: true,
             engines: Default::default(),
+            report_linger: worker::cluster::DEFAULT_REPORT_LINGER,
         },
         stage,
     )

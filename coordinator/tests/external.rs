@@ -47,6 +47,7 @@ async fn play_with_workers(e: &Env, server: &Server, engines: &[(&str, &Path)], 
             book_dir: PathBuf::from("."),
             exit_when_idle: true,
             engines: Engines::declare(&args).expect("engines declared"),
+            report_linger: worker::cluster::DEFAULT_REPORT_LINGER,
         };
         tasks.push(tokio::spawn(async move {
             let r = worker::cluster::run(config, stage).await;

@@ -143,6 +143,7 @@ async fn run_worker(
         book_dir: dir.path().to_path_buf(),
         exit_when_idle: true,
         engines,
+        report_linger: worker::cluster::DEFAULT_REPORT_LINGER,
     };
     let result = tokio::time::timeout(
         Duration::from_secs(120),

@@ -289,6 +289,7 @@ async fn run_worker(
         book_dir,
         exit_when_idle: true,
         engines,
+        report_linger: std::time::Duration::ZERO,
     };
     let result = tokio::time::timeout(
         Duration::from_secs(120),
@@ -430,11 +431,10 @@ async fn reports_are_incremental_numbered_retried_and_grouped() {
         }
     }
     assert_eq!(reported, (0..pairs).collect::<BTreeSet<_>>());
-    // Report 1 waited for the pairs finishing within the linger after the first (two slots
-    // of 300 ms pairs: at least one more); pairs finished while a report was held went
-    // together in the next one.
+    // No linger here: report 1 left with the first pair; pairs finished while a report was
+    // held went together in the next one.
     let sizes: Vec<usize> = committed.iter().map(|r| r.pairs.len()).collect();
-    assert!(sizes[0] >= 2, "{sizes:?}");
+    assert_eq!(sizes[0], 1, "{sizes:?}");
     assert!(sizes.len() >= 3, "{sizes:?}");
     assert!(sizes.iter().any(|&n| n >= 2), "{sizes:?}");
     // Everything acknowledged: the spool was compacted to nothing.

@@ -114,6 +114,7 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
                 book_dir: PathBuf::from("."),
                 exit_when_idle: false,
                 engines: Default::default(),
+                report_linger: worker::cluster::DEFAULT_REPORT_LINGER,
             };
             pool.spawn(worker::cluster::run(config, stage.clone()));
         }

@@ -72,7 +72,12 @@ pub struct ClusterConfig {
     /// External engines this machine declares: the only programs a lease can make it run
     /// (empty: the built-in engine only).
     pub engines: Engines,
+    /// Longest a finished pair waits for others to join its report while its lease plays on
+    /// ([`DEFAULT_REPORT_LINGER`] by default; zero reports each pair at once).
+    pub report_linger: std::time::Duration,
 }
+
+pub use outbox::DEFAULT_LINGER as DEFAULT_REPORT_LINGER;
 
 /// Why the client stopped with an error.
 #[derive(Debug, Error)]
@@ -463,7 +468,7 @@ async fn play_lease(
         });
     }
     drop(tx);
-    let mut outbox = Outbox::new(worker_id, lease_id);
+    let mut outbox = Outbox::new(worker_id, lease_id).with_linger(config.report_linger);
     let mut in_flight: Option<InFlight> = None;
     let mut results_open = true;
     // The coordinator no longer takes this lease's reports: later results are dropped.
@@ -638,6 +643,10 @@ pub struct ClusterArgs {
     /// PATH an executable file. Leases can run these files and nothing else.
     #[arg(long = "engine", id = "cluster_engine", value_name = "NAME=PATH")]
     pub engines: Vec<EngineArg>,
+    /// Longest a finished pair waits, in milliseconds, for more pairs to share its report
+    /// while the lease plays on: fewer, larger reports (one commit each) when games are fast.
+    #[arg(long, default_value_t = outbox::DEFAULT_LINGER.as_millis() as u64)]
+    pub report_linger_ms: u64,
 }
 
 /// Run cluster mode from the command line: SIGINT/SIGTERM once finishes and submits, twice
@@ -678,6 +687,7 @@ pub fn run_cli(args: ClusterArgs) -> Result<(), crate::WorkerError> {
         book_dir: args.book_dir,
         exit_when_idle: false,
         engines,
+        report_linger: Duration::from_millis(args.report_linger_ms),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
