@@ -174,17 +174,15 @@ impl Core {
         Ok(core)
     }
 
-    /// Leave WAL checkpoints to a [`crate::checkpoint::Checkpointer`] on `db`: commits no
-    /// longer pause to copy the log back. The checkpointer lives until the returned handle is
-    /// dropped, after this core's last commit.
+    /// Copy the WAL back on a [`crate::checkpoint::Checkpointer`] thread on `db`, so that
+    /// the automatic checkpoints of commits find little left to copy. It lives until the
+    /// returned handle is dropped, after this core's last commit.
     pub fn checkpoint_in_background(
         &self,
         db: &Path,
         every: std::time::Duration,
     ) -> Result<crate::checkpoint::Checkpointer, CoreError> {
-        let cp = crate::checkpoint::spawn(db, every)?;
-        crate::checkpoint::hand_over(&self.conn)?;
-        Ok(cp)
+        crate::checkpoint::spawn(db, every)
     }
 
     /// Timing settings.

@@ -567,13 +567,7 @@ pub fn load(conn: &Connection) -> StoreResult<Snapshot> {
     }
     let mut pairs_q =
         conn.prepare_cached("SELECT pair_index, spsa FROM lease_pairs WHERE lease_id = ?1")?;
-    let mut reported_q = conn.prepare_cached(
-        "SELECT lp.pair_index FROM lease_pairs lp
-         JOIN leases l ON l.id = lp.lease_id
-         JOIN pair_results pr
-           ON pr.run_id = l.run_id AND pr.pair_index = lp.pair_index AND pr.lease_id = l.id
-         WHERE lp.lease_id = ?1",
-    )?;
+    let mut reported_q = conn.prepare_cached(REPORTED_PAIRS_OF_LEASE)?;
     for l in &mut s.leases {
         let rows = pairs_q.query_map(params![l.id as i64], |r| {
             Ok((u(r.get(0)?), r.get::<_, Option<String>>(1)?))
@@ -681,6 +675,16 @@ pub fn set_token_totals(tx: &Connection, run_id: u64, token: &str, data: &str) -
     .execute(params![run_id as i64, token, data])?;
     Ok(())
 }
+
+/// The pairs of a lease stored as its results. CROSS JOIN fixes the order: from the lease's
+/// pairs to their result rows by primary key. Left to itself the planner walked every result
+/// of the run for each lease (by `run_id` alone), and a restart with 600 live leases on a
+/// run of 25,000 pairs took 16 s instead of a few milliseconds.
+pub const REPORTED_PAIRS_OF_LEASE: &str = "SELECT lp.pair_index FROM lease_pairs lp
+     CROSS JOIN leases l ON l.id = lp.lease_id
+     CROSS JOIN pair_results pr
+       ON pr.run_id = l.run_id AND pr.pair_index = lp.pair_index AND pr.lease_id = l.id
+     WHERE lp.lease_id = ?1";
 
 /// Mark a run's totals as stored (after a rebuild).
 pub fn set_totals_ok(tx: &Connection, id: u64) -> StoreResult<()> {
@@ -876,4 +880,34 @@ pub fn spsa_history(conn: &Connection, run_id: u64) -> StoreResult<Vec<String>> 
         conn.prepare_cached("SELECT data FROM spsa_updates WHERE run_id = ?1 ORDER BY seq")?;
     let rows = q.query_map(params![run_id as i64], |r| r.get(0))?;
     rows.collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The query plan, one step per line.
+    fn plan(conn: &Connection, sql: &str) -> Vec<String> {
+        let mut q = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .expect("plan");
+        q.query_map([1i64], |r| r.get::<_, String>(3))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("plan rows")
+    }
+
+    #[test]
+    fn start_up_finds_a_lease_s_results_by_primary_key() {
+        let dir = tempfile::tempdir().expect("dir");
+        let conn = open(&dir.path().join("p.db")).expect("db");
+        let steps = plan(&conn, REPORTED_PAIRS_OF_LEASE);
+        assert!(steps[0].contains("lease_pairs"), "{steps:?}");
+        assert!(
+            steps
+                .iter()
+                .any(|s| s.contains("pr USING PRIMARY KEY (run_id=? AND pair_index=?)")),
+            "a lease's results must be looked up by (run, index), not walked: {steps:?}"
+        );
+    }
 }
