@@ -19,7 +19,7 @@ pub use crate::model::{
     Counters, Detail, GameFacts, Grant, PairReport, PairWork, ReleaseOutcome, RunStatus,
     SubmitOutcome, Summary, Timing, WorkerInfo,
 };
-use crate::run::{spsa_restore, spsa_snapshot, Run, Worker};
+use crate::run::{sprt_snapshot, spsa_restore, spsa_snapshot, Run, Worker};
 use crate::scheduler::{self, Candidate, SizeInput};
 use crate::store::{self, LeaseMeta, Principal, ResultRow, Role};
 use crate::totals::TokenTotals;
@@ -95,12 +95,7 @@ fn write_dirty(
             continue;
         };
         let spsa = run.spsa.as_ref().map(spsa_snapshot).transpose()?;
-        let sprt = run
-            .sprt
-            .as_ref()
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(internal)?;
+        let sprt = sprt_snapshot(run.sprt.as_ref())?;
         store::set_run_counts(conn, id, record.next_fresh, record.done)?;
         store::set_run_state(conn, id, spsa.as_deref(), sprt.as_deref())?;
     }
@@ -299,12 +294,7 @@ impl Core {
                         &rebuilt.requeued.iter().copied().collect::<Vec<_>>(),
                     )?;
                     store::set_run_counts(&tx, row.id, row.record.next_fresh, rebuilt.done)?;
-                    let sprt = run
-                        .sprt
-                        .as_ref()
-                        .map(serde_json::to_string)
-                        .transpose()
-                        .map_err(internal)?;
+                    let sprt = sprt_snapshot(run.sprt.as_ref())?;
                     store::set_run_state(&tx, row.id, None, sprt.as_deref())?;
                     store::set_totals_ok(&tx, row.id)?;
                     tx.commit()?;
@@ -1344,12 +1334,7 @@ impl Core {
             )?;
             run.excluded_indices = rebuilt.excluded_indices;
             run.sprt = rebuilt.sprt;
-            let sprt = run
-                .sprt
-                .as_ref()
-                .map(serde_json::to_string)
-                .transpose()
-                .map_err(internal)?;
+            let sprt = sprt_snapshot(run.sprt.as_ref())?;
             let name = token.to_string();
             core.commit(|tx| {
                 store::set_exclusion(tx, id, &name, exclude)?;

@@ -81,6 +81,13 @@ pub fn spsa_snapshot(spsa: &Spsa) -> Result<String, CoreError> {
         .map_err(|e| CoreError::Internal(e.to_string()))
 }
 
+/// Serialise an SPRT state (the row beside the SPSA snapshot), if the run has one.
+pub fn sprt_snapshot(sprt: Option<&OrderedSprt>) -> Result<Option<String>, CoreError> {
+    sprt.map(serde_json::to_string)
+        .transpose()
+        .map_err(|e| CoreError::Internal(e.to_string()))
+}
+
 /// Rebuild an SPSA state from its snapshot and history rows.
 pub fn spsa_restore(snapshot: &str, history: &[String]) -> Result<Spsa, CoreError> {
     let bad = |e: serde_json::Error| CoreError::Internal(format!("stored SPSA state: {e}"));

@@ -279,36 +279,26 @@ impl Fleet {
         self.stop.send_replace(true);
         let at_stop = self.progress.counts();
         let elapsed = self.started.elapsed();
-        let mut out = FleetOutcome {
-            acked: Vec::new(),
-            unresolved: Vec::new(),
-            resent_duplicates: 0,
-            anomalies: Vec::new(),
-            refusals: BTreeMap::new(),
-            errors: BTreeMap::new(),
-            latency: BTreeMap::new(),
+        let mut all = WorkerLog::default();
+        while let Some(done) = self.tasks.join_next().await {
+            all.merge(done.map_err(|e| BenchError::Worker(e.to_string()))?);
+        }
+        all.acked.sort_unstable();
+        let latency = CallKind::ALL
+            .into_iter()
+            .map(|kind| (kind, self.progress.hist(kind).snapshot()))
+            .collect();
+        Ok(FleetOutcome {
+            acked: all.acked,
+            unresolved: all.unresolved,
+            resent_duplicates: all.resent_duplicates,
+            anomalies: all.anomalies,
+            refusals: all.refusals,
+            errors: all.errors,
+            latency,
             at_stop,
             elapsed,
-        };
-        while let Some(done) = self.tasks.join_next().await {
-            let log = done.map_err(|e| BenchError::Worker(e.to_string()))?;
-            out.acked.extend(log.acked);
-            out.unresolved.extend(log.unresolved);
-            out.resent_duplicates += log.resent_duplicates;
-            out.anomalies.extend(log.anomalies);
-            for (k, v) in log.refusals {
-                *out.refusals.entry(k).or_default() += v;
-            }
-            for (k, v) in log.errors {
-                *out.errors.entry(k).or_default() += v;
-            }
-        }
-        for kind in CallKind::ALL {
-            out.latency
-                .insert(kind, self.progress.hist(kind).snapshot());
-        }
-        out.acked.sort_unstable();
-        Ok(out)
+        })
     }
 }
 
