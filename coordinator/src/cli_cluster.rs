@@ -32,6 +32,12 @@ pub struct ServeArgs {
     /// Lease lifetime without a heartbeat, seconds.
     #[arg(long, default_value_t = 45)]
     pub lease_timeout: u64,
+    /// Open connections at most; more wait in the accept backlog until one closes.
+    #[arg(long, default_value_t = crate::limits::DEFAULT_MAX_CONNECTIONS, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+    /// Calls handled at once at most (all services); more wait in order.
+    #[arg(long, default_value_t = crate::limits::DEFAULT_MAX_CALLS, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_calls: u32,
 }
 
 /// `coordinator run ...`.
@@ -220,6 +226,10 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
             ..Timing::default()
         };
         config.tls = args.tls_cert.zip(args.tls_key);
+        config.limits = crate::limits::Limits {
+            max_connections: args.max_connections as usize,
+            max_calls: args.max_calls as usize,
+        };
         crate::serve(config, listener, metrics, shutdown_signal()).await?;
         Ok(Outcome {
             stdout: String::new(),

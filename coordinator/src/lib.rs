@@ -31,6 +31,7 @@ pub mod error;
 pub mod facts;
 pub mod figures;
 pub mod ledger;
+pub mod limits;
 pub mod local;
 pub mod metrics;
 pub mod model;

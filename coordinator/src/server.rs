@@ -5,6 +5,7 @@ use crate::actor;
 use crate::auth::TokenBook;
 use crate::core::{Core, Timing};
 use crate::error::CoreError;
+use crate::limits::{self, Limits};
 use crate::metrics::Metrics;
 use crate::service::{now_ms, AdminApi, WorkerApi};
 use crate::store::Role;
@@ -15,7 +16,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 use thiserror::Error;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 /// Server settings.
@@ -29,6 +29,8 @@ pub struct ServeConfig {
     pub tls: Option<(PathBuf, PathBuf)>,
     /// How often overdue leases are swept.
     pub sweep_interval: Duration,
+    /// Connections and calls taken at once.
+    pub limits: Limits,
 }
 
 impl ServeConfig {
@@ -39,6 +41,7 @@ impl ServeConfig {
             timing: Timing::default(),
             tls: None,
             sweep_interval: Duration::from_secs(1),
+            limits: Limits::default(),
         }
     }
 }
@@ -128,7 +131,10 @@ pub async fn serve(
         .max_decoding_message_size(proto::MAX_MESSAGE_BYTES),
         tokens.interceptor(Role::Admin),
     );
-    let mut builder = Server::builder();
+    let mut builder = Server::builder()
+        .initial_connection_window_size(limits::CONNECTION_WINDOW)
+        .initial_stream_window_size(limits::CONNECTION_WINDOW)
+        .max_concurrent_streams(limits::MAX_STREAMS_PER_CONNECTION);
     if let Some((cert, key)) = &config.tls {
         let read = |p: &PathBuf| {
             std::fs::read(p).map_err(|e| ServeError::Tls(format!("{}: {e}", p.display())))
@@ -140,12 +146,17 @@ pub async fn serve(
     }
     let addr = listener.local_addr().ok();
     tracing::info!(addr = ?addr, db = %config.db.display(), tls = config.tls.is_some(), "coordinator serving");
+    let (incoming, acceptor) = limits::incoming(listener, config.limits.max_connections);
     let result = builder
+        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
+            config.limits.max_calls.max(1),
+        ))
         .add_service(health_service)
         .add_service(worker)
         .add_service(admin)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming, shutdown)
         .await;
+    acceptor.abort();
     sweeper.abort();
     if let Some(t) = metrics_task {
         t.abort();

@@ -717,3 +717,55 @@ async fn f11_bad_configs_are_refused_and_failing_leases_pause_the_run() {
     assert_eq!(err.code(), Code::InvalidArgument, "{err}");
     server.shutdown().await;
 }
+
+/// Clients that open connections and never speak cannot make the coordinator hold more than
+/// its connection limit; further clients wait in the accept backlog and are served as soon as
+/// one closes, instead of being refused or piling up sockets and buffers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f12_connections_beyond_the_limit_wait_for_a_free_slot() {
+    let e = env();
+    let limits = coordinator::limits::Limits {
+        max_connections: 2,
+        ..Default::default()
+    };
+    let server = Server::start_with_limits(&e.db, timing(30_000), limits).await;
+    let addr = server.url.trim_start_matches("http://").to_string();
+    // Two silent connections take both slots (the readiness probe's connection is closed).
+    let mut silent = Vec::new();
+    for _ in 0..2 {
+        silent.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    // Let the acceptor take them before the third client arrives.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let url = server.url.clone();
+    let third = tokio::spawn(async move {
+        let ch = tonic::transport::Channel::from_shared(url)
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut h = tonic_health::pb::health_client::HealthClient::new(ch);
+        h.check(tonic_health::pb::HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .map(|r| r.into_inner().status)
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !third.is_finished(),
+        "a third connection was served while two held both slots"
+    );
+    drop(silent.pop());
+    let status = tokio::time::timeout(Duration::from_secs(20), third)
+        .await
+        .expect("the waiting client is served once a slot frees")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+    drop(silent);
+    server.shutdown().await;
+}

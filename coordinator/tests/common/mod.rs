@@ -46,6 +46,14 @@ pub struct Server {
 
 impl Server {
     pub async fn start(db: &Path, timing: Timing) -> Self {
+        Self::start_with_limits(db, timing, coordinator::limits::Limits::default()).await
+    }
+
+    pub async fn start_with_limits(
+        db: &Path,
+        timing: Timing,
+        limits: coordinator::limits::Limits,
+    ) -> Self {
         // The coordinator's log in the test output when RUST_LOG asks for it.
         if std::env::var_os("RUST_LOG").is_some() {
             let _ = tracing_subscriber::fmt()
@@ -58,6 +66,7 @@ impl Server {
         let mut config = ServeConfig::new(db);
         config.timing = timing;
         config.sweep_interval = Duration::from_millis(100);
+        config.limits = limits;
         let (stop, rx) = oneshot::channel();
         let task = tokio::spawn(coordinator::serve(config, listener, None, async {
             let _ = rx.await;
