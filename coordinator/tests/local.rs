@@ -104,3 +104,46 @@ fn bad_plans_are_reported_with_the_field() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
+
+/// Without `--quiet` and with stderr a pipe (as in CI logs), the hidden bar gives way to plain
+/// progress lines on stderr; stdout keeps only the report.
+#[test]
+fn piped_stderr_gets_plain_progress_lines() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("tiny.toml");
+    std::fs::write(
+        &plan,
+        "title = \"tiny\"\n[[runs]]\nname = \"tiny-match\"\nkind = \"match\"\ngames = 4\nseed = 1\n\
+         [runs.limits]\nnodes = 200\n[[runs.variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n\
+         [runs.first]\nengine = \"builtin\"\n",
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_coordinator"))
+        .arg("local")
+        .arg(&plan)
+        .arg("--state")
+        .arg(dir.path().join("state"))
+        .args(["--workers", "2"])
+        .output()
+        .expect("coordinator runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The finish line always comes; a line under way only if a poll caught the run unfinished.
+    let prefix = "progress: run 1 \"tiny-match\": ";
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with(prefix)).collect();
+    assert!(
+        lines
+            .last()
+            .is_some_and(|l| l.contains("all pairs played after 4/4 games in ")),
+        "{stderr}"
+    );
+    for l in &lines[..lines.len() - 1] {
+        assert!(
+            l.contains("/4 games (") && l.contains(" games/s, ETA "),
+            "{l}"
+        );
+    }
+    assert!(!stdout.contains("progress:"), "{stdout}");
+    assert!(stdout.contains("reports: "), "{stdout}");
+}

@@ -4,6 +4,7 @@
 //! keeps everything, so running the same command again after Ctrl-C resumes where it stood.
 
 pub mod plan;
+mod progress;
 pub mod report;
 
 use std::path::{Path, PathBuf};
@@ -33,7 +34,7 @@ pub struct LocalArgs {
     /// Multiply every game budget by this (for a quick trial of a plan).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
-    /// No progress bars (plain progress lines instead).
+    /// No progress bars (plain progress lines instead, as when stderr is not a terminal).
     #[arg(long)]
     pub quiet: bool,
 }
@@ -222,7 +223,7 @@ async fn play_plan(
     quiet: bool,
 ) -> anyhow::Result<Vec<(u64, Option<String>)>> {
     let mut ids: Vec<(u64, Option<String>)> = Vec::new();
-    for planned in &plan.runs {
+    for (run_no, planned) in (1..).zip(&plan.runs) {
         let existing = admin
             .list_runs(pb::ListRunsRequest {})
             .await
@@ -276,7 +277,7 @@ async fn play_plan(
                 .await
                 .map_err(client::ClientError::from)?;
         }
-        follow(admin, id, quiet).await?;
+        follow(admin, id, run_no, quiet).await?;
         ids.push((id, planned.tuned_from.clone()));
     }
     Ok(ids)
@@ -309,12 +310,19 @@ fn live_figures(d: &pb::RunDetail) -> String {
     }
 }
 
-/// Polls a run until it ends, drawing its progress.
-async fn follow(admin: &mut AdminClient, id: u64, quiet: bool) -> anyhow::Result<()> {
+/// Polls a run until it ends, drawing its progress: a bar on a terminal, else (or with
+/// `--quiet`) a plain line on stderr every `progress::PLAIN_EVERY`, so logs show progress.
+async fn follow(
+    admin: &mut AdminClient,
+    id: u64,
+    run_no: usize,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let plain = progress::plain_wanted(quiet);
     let d = show(admin, id).await?;
     let s = d.summary.clone().unwrap_or_default();
     let bar = ProgressBar::new(s.pairs_total * 2);
-    if quiet {
+    if plain {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
     bar.set_style(
@@ -328,37 +336,28 @@ async fn follow(admin: &mut AdminClient, id: u64, quiet: bool) -> anyhow::Result
     let start_done = s.pairs_done;
     bar.set_position(start_done * 2);
     bar.reset_eta();
-    let mut last_line = Instant::now();
+    let mut ticker = progress::Ticker::new(start_done * 2);
     loop {
         let d = show(admin, id).await?;
         let s = d.summary.clone().unwrap_or_default();
         bar.set_length(s.pairs_total * 2);
         bar.set_position(s.pairs_done * 2);
         bar.set_message(live_figures(&d));
-        if quiet && last_line.elapsed() > Duration::from_secs(10) {
-            eprintln!(
-                "{}: {}/{} games {}",
-                s.name,
-                s.pairs_done * 2,
-                s.pairs_total * 2,
-                live_figures(&d)
-            );
-            last_line = Instant::now();
-        }
+        let session = ticker.session(s.pairs_done * 2);
         match state_name(s.state) {
             pb::RunState::Finished | pb::RunState::Stopped => {
                 bar.finish_with_message(format!("{} {}", s.finish_reason, live_figures(&d)));
-                if quiet {
-                    eprintln!(
-                        "{}: {} after {} games",
-                        s.name,
-                        s.finish_reason,
-                        s.pairs_done * 2
-                    );
+                if plain {
+                    eprintln!("{}", progress::finish_line(run_no, &d, session));
                 }
                 return Ok(());
             }
-            _ => tokio::time::sleep(Duration::from_millis(300)).await,
+            _ => {
+                if plain && ticker.due() {
+                    eprintln!("{}", progress::progress_line(run_no, &d, session));
+                }
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
         }
     }
 }
