@@ -20,9 +20,14 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
-    /// Serve Prometheus metrics over HTTP on this address.
+    /// Serve the web dashboard, its JSON endpoints and Prometheus metrics (`/metrics`) over
+    /// HTTP on this address (`--metrics-listen` is the older name).
+    #[arg(long, alias = "metrics-listen")]
+    pub http_listen: Option<SocketAddr>,
+    /// Require a token (any live one, as a bearer token or the password of HTTP basic
+    /// authentication) to read the dashboard too; acting always needs an admin token.
     #[arg(long)]
-    pub metrics_listen: Option<SocketAddr>,
+    pub http_read_token: bool,
     /// TLS certificate (PEM); needs --tls-key.
     #[arg(long, requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -211,7 +216,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
-        let metrics = match args.metrics_listen {
+        let http = match args.http_listen {
             Some(a) => Some(
                 tokio::net::TcpListener::bind(a)
                     .await
@@ -226,11 +231,19 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
             ..Timing::default()
         };
         config.tls = args.tls_cert.zip(args.tls_key);
+        config.web = crate::web::WebConfig {
+            read_requires_token: args.http_read_token,
+        };
         config.limits = crate::limits::Limits {
             max_connections: args.max_connections as usize,
             max_calls: args.max_calls as usize,
         };
-        crate::serve(config, listener, metrics, shutdown_signal()).await?;
+        if let Some(l) = &http {
+            if let Ok(a) = l.local_addr() {
+                eprintln!("dashboard: http://{a}/");
+            }
+        }
+        crate::serve(config, listener, http, shutdown_signal()).await?;
         Ok(Outcome {
             stdout: String::new(),
             code: 0,

@@ -8,16 +8,18 @@
 //! ahead of the database. It runs on one dedicated thread (see [`crate::actor`]), never on
 //! the async runtime.
 
+use crate::activity::Activities;
 use crate::config::{option_string, RunConfig};
 use crate::error::CoreError;
 use crate::facts;
 use crate::figures;
+use crate::history;
 use crate::ledger::{
     LeaseError, LeaseRecord, LeaseState, Ledger, ReportCheck, Returned, RunId, WorkerId,
 };
 pub use crate::model::{
-    Counters, Detail, GameFacts, Grant, PairReport, PairWork, ReleaseOutcome, RunStatus,
-    SubmitOutcome, Summary, Timing, WorkerInfo,
+    Counters, Detail, GameFacts, Grant, LeaseView, PairReport, PairWork, ReleaseOutcome, RunStatus,
+    SubmitOutcome, Summary, Timing, WorkerInfo, WorkerView,
 };
 use crate::run::{sprt_snapshot, spsa_restore, spsa_snapshot, Run, Worker};
 use crate::scheduler::{self, Candidate, SizeInput};
@@ -63,6 +65,8 @@ pub struct Core {
     dirty: Dirty,
     /// Metrics counters.
     pub counters: Counters,
+    /// When each worker was last heard from and its recent games a minute (the workers page).
+    activity: Activities,
 }
 
 impl std::fmt::Debug for Core {
@@ -86,18 +90,26 @@ struct Dirty {
 /// Write the rows `dirty` names from memory.
 fn write_dirty(
     conn: &Connection,
-    runs: &BTreeMap<RunId, Run>,
+    runs: &mut BTreeMap<RunId, Run>,
     ledger: &Ledger,
     dirty: &Dirty,
 ) -> Result<(), CoreError> {
     for &id in &dirty.runs {
-        let (Some(run), Some(record)) = (runs.get(&id), ledger.run_record(id)) else {
+        let (Some(run), Some(record)) = (runs.get_mut(&id), ledger.run_record(id)) else {
             continue;
         };
         let spsa = run.spsa.as_ref().map(spsa_snapshot).transpose()?;
         let sprt = sprt_snapshot(run.sprt.as_ref())?;
         store::set_run_counts(conn, id, record.next_fresh, record.done)?;
         store::set_run_state(conn, id, spsa.as_deref(), sprt.as_deref())?;
+        if record.done >= run.history_next {
+            let point = history::Point::of(run, record.done, crate::service::now_ms());
+            let json = serde_json::to_string(&point).map_err(internal)?;
+            store::add_history(conn, id, record.done, point.at_ms, &json)?;
+            // Memory follows the database only once the commit succeeds; a failed commit
+            // reloads runs (and this field) from the database.
+            run.history_next = history::next_checkpoint(record.total, record.done);
+        }
     }
     for (id, token) in &dirty.totals {
         let Some(t) = runs.get(id).and_then(|r| r.totals.by_token.get(token)) else {
@@ -144,6 +156,7 @@ impl Core {
             lease_meta: BTreeMap::new(),
             recent: BTreeMap::new(),
             generation: 0,
+            activity: Activities::default(),
             in_batch: false,
             group_failures: 0,
             dirty: Dirty::default(),
@@ -231,6 +244,10 @@ impl Core {
             run.status = RunStatus::parse(&row.status)
                 .map_err(|e| CoreError::Internal(format!("run {}: {e}", row.id)))?;
             run.finish_reason = row.finish_reason;
+            run.history_next = match store::last_history(&self.conn, row.id)? {
+                Some(pairs) => history::next_checkpoint(row.record.total, pairs),
+                None => 0,
+            };
             if let Some(snapshot) = &row.spsa {
                 // The history stays in the database (spsa_updates), not in memory.
                 let mut spsa = spsa_restore(snapshot, &[])?;
@@ -350,7 +367,7 @@ impl Core {
             let dirty = std::mem::take(&mut self.dirty);
             let tx = self.conn.unchecked_transaction()?;
             let out = write(&tx)?;
-            write_dirty(&tx, &self.runs, &self.ledger, &dirty)?;
+            write_dirty(&tx, &mut self.runs, &self.ledger, &dirty)?;
             tx.commit()?;
             self.counters.commits += 1;
             out
@@ -392,7 +409,7 @@ impl Core {
         }
         let start = Instant::now();
         let dirty = std::mem::take(&mut self.dirty);
-        let written = write_dirty(&self.conn, &self.runs, &self.ledger, &dirty);
+        let written = write_dirty(&self.conn, &mut self.runs, &self.ledger, &dirty);
         let committed = match written {
             Ok(()) => self
                 .conn
@@ -616,6 +633,7 @@ impl Core {
         now_ms: u64,
     ) -> Result<Option<Grant>, CoreError> {
         let w = self.check_worker(who, worker)?.clone();
+        self.activity.seen(worker, 0, now_ms);
         self.expire(now_ms)?;
         let slots = scheduler::granted_slots(
             concurrency,
@@ -796,6 +814,7 @@ impl Core {
         now_ms: u64,
     ) -> Result<Vec<Result<u64, String>>, CoreError> {
         self.check_worker(who, worker)?;
+        self.activity.seen(worker, 0, now_ms);
         if leases.len() > limits::PAIRS_PER_REPORT {
             return Err(CoreError::TooLarge(format!(
                 "{} leases in one heartbeat (limit {})",
@@ -866,6 +885,10 @@ impl Core {
         now_ms: u64,
     ) -> Result<SubmitOutcome, CoreError> {
         let result = self.submit_checked(who, worker, lease_id, seq, pairs, now_ms);
+        if let Ok(out) = &result {
+            self.activity
+                .seen(worker, 2 * u64::from(out.accepted), now_ms);
+        }
         if matches!(
             result,
             Err(CoreError::BadReport(_) | CoreError::TooLarge(_) | CoreError::BadRequest(_))
@@ -1349,6 +1372,77 @@ impl Core {
     pub fn detail(&self, id: RunId) -> Result<Detail, CoreError> {
         let run = self.runs.get(&id).ok_or(CoreError::UnknownRun(id))?;
         Ok(figures::detail(run, self.summary(id)?))
+    }
+
+    /// Every registered worker as the workers page shows it. O(workers + leases + runs x
+    /// tokens): the size of the fleet, not of the runs.
+    pub fn worker_views(&self, now_ms: u64) -> Vec<WorkerView> {
+        let mut leases: BTreeMap<WorkerId, (u32, u64)> = BTreeMap::new();
+        for l in self
+            .ledger
+            .leases()
+            .filter(|l| l.state == LeaseState::Active)
+        {
+            let e = leases.entry(l.worker).or_default();
+            e.0 += 1;
+            e.1 += u64::from(self.lease_meta.get(&l.id).map_or(1, |m| m.slots));
+        }
+        let mut flagged: BTreeMap<&str, Vec<RunId>> = BTreeMap::new();
+        for run in self.runs.values() {
+            let Ok(summary) = self.summary(run.id) else {
+                continue;
+            };
+            for share in figures::detail(run, summary).workers {
+                if share.residual.flagged {
+                    if let Some((name, _)) = run.totals.by_token.get_key_value(&share.name) {
+                        flagged.entry(name.as_str()).or_default().push(run.id);
+                    }
+                }
+            }
+        }
+        self.workers
+            .iter()
+            .map(|(&id, w)| {
+                let activity = self.activity.get(id).copied();
+                let (held, slots) = leases.get(&id).copied().unwrap_or_default();
+                WorkerView {
+                    id,
+                    token: w.token_name.clone(),
+                    label: w.info.name.clone(),
+                    cores: w.info.cores,
+                    version: w.info.version.clone(),
+                    variants: w.info.variants.clone(),
+                    engines: w.info.engines.iter().map(|e| e.name.clone()).collect(),
+                    last_seen_ms: activity.map(|a| a.last_seen_ms),
+                    games_per_minute: activity.map_or(0.0, |a| a.rate.per_minute(now_ms)),
+                    leases: held,
+                    slots,
+                    flagged_runs: flagged
+                        .get(w.token_name.as_str())
+                        .cloned()
+                        .unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+
+    /// A run's active leases: (lease, worker label, token, pairs, reported, deadline ms).
+    pub fn run_leases(&self, id: RunId) -> Vec<LeaseView> {
+        self.ledger
+            .active_leases(id)
+            .map(|l| {
+                let w = self.workers.get(&l.worker);
+                LeaseView {
+                    id: l.id,
+                    worker: w.map(|w| w.info.name.clone()).unwrap_or_default(),
+                    token: w.map(|w| w.token_name.clone()).unwrap_or_default(),
+                    pairs: l.pairs.len() as u64,
+                    reported: l.reported.len() as u64,
+                    started_ms: self.lease_meta.get(&l.id).map_or(0, |m| m.started_ms),
+                    deadline_ms: l.deadline_ms,
+                }
+            })
+            .collect()
     }
 
     /// Figures for the metrics endpoint: (workers seen, leases outstanding, queue depth).

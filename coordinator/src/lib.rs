@@ -18,6 +18,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod activity;
 pub mod actor;
 pub mod auth;
 pub mod bench_load;
@@ -30,6 +31,7 @@ pub mod core;
 pub mod error;
 pub mod facts;
 pub mod figures;
+pub mod history;
 pub mod ledger;
 pub mod limits;
 pub mod local;
@@ -46,5 +48,6 @@ pub mod stats_cli;
 pub mod store;
 pub mod totals;
 pub mod verify;
+pub mod web;
 
 pub use server::{serve, ServeConfig};

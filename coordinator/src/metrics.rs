@@ -4,8 +4,6 @@ use crate::actor::CoreHandle;
 use crate::error::CoreError;
 use std::fmt::Write;
 use std::time::Instant;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
 /// Metrics renderer (start time for rates).
 #[derive(Debug, Clone)]
@@ -101,32 +99,5 @@ impl Metrics {
             counters.commits as f64,
         );
         Ok(s)
-    }
-
-    /// Serve `GET /metrics` (any path) as plain HTTP/1.1 on `listener` until the task is
-    /// dropped.
-    pub async fn serve_http(self, listener: TcpListener, core: CoreHandle) {
-        loop {
-            let Ok((mut sock, _)) = listener.accept().await else {
-                continue;
-            };
-            let (m, core) = (self.clone(), core.clone());
-            tokio::spawn(async move {
-                let mut buf = [0u8; 2048];
-                let _ =
-                    tokio::time::timeout(std::time::Duration::from_secs(5), sock.read(&mut buf))
-                        .await;
-                let (status, body) = match m.render(&core).await {
-                    Ok(b) => ("200 OK", b),
-                    Err(e) => ("503 Service Unavailable", format!("{e}\n")),
-                };
-                let resp = format!(
-                    "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = sock.write_all(resp.as_bytes()).await;
-                let _ = sock.shutdown().await;
-            });
-        }
     }
 }

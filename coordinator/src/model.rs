@@ -331,3 +331,51 @@ mod tests {
         assert!(RunStatus::parse("").is_err());
     }
 }
+
+/// A registered worker as the dashboard shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkerView {
+    /// Registration id.
+    pub id: u64,
+    /// Its token's name: the identity figures go by.
+    pub token: String,
+    /// Machine label.
+    pub label: String,
+    /// Cores declared.
+    pub cores: u32,
+    /// Software version.
+    pub version: String,
+    /// Variants it plays (empty: all).
+    pub variants: Vec<String>,
+    /// External engines declared.
+    pub engines: Vec<String>,
+    /// Last call, Unix ms (none since the coordinator started).
+    pub last_seen_ms: Option<u64>,
+    /// Games reported in about the last minute.
+    pub games_per_minute: f64,
+    /// Active leases held.
+    pub leases: u32,
+    /// Game slots of those leases.
+    pub slots: u64,
+    /// Runs in which its token's residual is flagged.
+    pub flagged_runs: Vec<u64>,
+}
+
+/// An active lease as a run page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LeaseView {
+    /// Lease id.
+    pub id: u64,
+    /// Worker's machine label.
+    pub worker: String,
+    /// Worker's token name.
+    pub token: String,
+    /// Pairs handed out.
+    pub pairs: u64,
+    /// Pairs reported.
+    pub reported: u64,
+    /// Issued, Unix ms.
+    pub started_ms: u64,
+    /// Deadline, Unix ms.
+    pub deadline_ms: u64,
+}

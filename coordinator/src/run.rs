@@ -55,6 +55,17 @@ pub struct Run {
     pub failures: Vec<(i64, String)>,
     /// Tokens that failed a lease of this run, until when (ms) they are not given it again.
     pub cooldown: BTreeMap<i64, u64>,
+    /// Pairs done at which the next history point is stored (see [`history_step`]).
+    pub history_next: u64,
+}
+
+/// Points a run's stored history has at most (plus one per restart at worst): charts of a run
+/// with 10^6 pairs read as many rows as those of a run with 10^3.
+pub const HISTORY_POINTS: u64 = 400;
+
+/// Pairs between two history points of a run of `total` planned pairs.
+pub fn history_step(total: u64) -> u64 {
+    (total / HISTORY_POINTS).max(1)
 }
 
 fn splitmix(mut x: u64) -> u64 {
@@ -134,6 +145,7 @@ impl Run {
             excluded: BTreeSet::new(),
             failures: Vec::new(),
             cooldown: BTreeMap::new(),
+            history_next: 0,
         }
     }
 

@@ -9,6 +9,7 @@ use crate::limits::{self, Limits};
 use crate::metrics::Metrics;
 use crate::service::{now_ms, AdminApi, WorkerApi};
 use crate::store::Role;
+use crate::web::{self, WebConfig, WebState};
 use proto::v1::admin_service_server::AdminServiceServer;
 use proto::v1::worker_service_server::WorkerServiceServer;
 use std::future::Future;
@@ -31,6 +32,8 @@ pub struct ServeConfig {
     pub sweep_interval: Duration,
     /// Connections and calls taken at once.
     pub limits: Limits,
+    /// Dashboard settings (when an HTTP listener is given).
+    pub web: WebConfig,
 }
 
 impl ServeConfig {
@@ -42,6 +45,7 @@ impl ServeConfig {
             tls: None,
             sweep_interval: Duration::from_secs(1),
             limits: Limits::default(),
+            web: WebConfig::default(),
         }
     }
 }
@@ -71,12 +75,13 @@ pub enum ServeError {
 /// How often the WAL is copied back into the database file (off the core thread).
 const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Serve on `listener` until `shutdown` resolves; in-flight calls are drained, then the core
-/// thread stops after its last commit.
+/// Serve gRPC on `listener` (and the dashboard, JSON and metrics on `http_listener`) until
+/// `shutdown` resolves; in-flight gRPC calls are drained, then the core thread stops after
+/// its last commit.
 pub async fn serve(
     config: ServeConfig,
     listener: TcpListener,
-    metrics_listener: Option<TcpListener>,
+    http_listener: Option<TcpListener>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let db = config.db.clone();
@@ -110,8 +115,18 @@ pub async fn serve(
             }
         })
     };
-    let metrics_task =
-        metrics_listener.map(|l| tokio::spawn(metrics.clone().serve_http(l, handle.clone())));
+    // The dashboard's connections (live event streams among them) never end by themselves:
+    // its task is aborted once the gRPC server has drained, not waited for.
+    let http_task = http_listener.map(|l| {
+        let state = WebState::new(
+            handle.clone(),
+            metrics.clone(),
+            crate::pgn_export::Exporter::new(&config.db),
+            tokens.clone(),
+            config.web,
+        );
+        tokio::spawn(web::serve(l, web::router(state), std::future::pending()))
+    });
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<WorkerServiceServer<WorkerApi>>().await;
@@ -158,8 +173,9 @@ pub async fn serve(
         .await;
     acceptor.abort();
     sweeper.abort();
-    if let Some(t) = metrics_task {
+    if let Some(t) = http_task {
         t.abort();
+        let _ = t.await;
     }
     let _ = sweeper.await;
     drop(handle);

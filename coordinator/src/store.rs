@@ -154,6 +154,17 @@ CREATE TABLE run_state (
 );
 INSERT INTO run_state SELECT id, next_fresh, done, spsa, sprt FROM runs;
 "#,
+    // 5: a run's figures at a few hundred points of its progress, for charts that cost the
+    // same at 10^6 pairs as at 10^2 (the dashboard; see `run::history_step`).
+    r#"
+CREATE TABLE run_history (
+    run_id INTEGER NOT NULL,
+    pairs INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, pairs)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// Slots a worker token gets when `token add` is not told otherwise.
@@ -664,6 +675,77 @@ pub fn set_run_state(
     )?
     .execute(params![id as i64, spsa, sprt])?;
     Ok(())
+}
+
+/// A point of a run's history (replaces one at the same pair count).
+pub fn add_history(
+    tx: &Connection,
+    run_id: u64,
+    pairs: u64,
+    at_ms: u64,
+    data: &str,
+) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO run_history (run_id, pairs, at_ms, data) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![run_id as i64, pairs as i64, at_ms as i64, data])?;
+    Ok(())
+}
+
+/// The pair count of a run's last history point.
+pub fn last_history(conn: &Connection, run_id: u64) -> StoreResult<Option<u64>> {
+    let v: Option<i64> = conn
+        .prepare_cached("SELECT MAX(pairs) FROM run_history WHERE run_id = ?1")?
+        .query_row(params![run_id as i64], |r| r.get(0))?;
+    Ok(v.map(|v| v as u64))
+}
+
+/// A stored history point: pairs done, time, and the JSON the core wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryRow {
+    /// Pairs done.
+    pub pairs: u64,
+    /// When, Unix ms.
+    pub at_ms: u64,
+    /// [`crate::history::Point`] as JSON.
+    pub data: String,
+}
+
+/// A run's history, in order (a few hundred rows at most: see `run::HISTORY_POINTS`).
+pub fn history(conn: &Connection, run_id: u64) -> StoreResult<Vec<HistoryRow>> {
+    let mut q = conn.prepare_cached(
+        "SELECT pairs, at_ms, data FROM run_history WHERE run_id = ?1 ORDER BY pairs",
+    )?;
+    let rows = q.query_map(params![run_id as i64], |r| {
+        Ok(HistoryRow {
+            pairs: r.get::<_, i64>(0)? as u64,
+            at_ms: r.get::<_, i64>(1)? as u64,
+            data: r.get(2)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The first and last history points of a run since `since_ms`: ((pairs, ms), (pairs, ms)).
+pub fn history_span(
+    conn: &Connection,
+    run_id: u64,
+    since_ms: u64,
+) -> StoreResult<Option<((u64, u64), (u64, u64))>> {
+    let row: (Option<i64>, Option<i64>, Option<i64>, Option<i64>) = conn
+        .prepare_cached(
+            "SELECT MIN(pairs), MIN(at_ms), MAX(pairs), MAX(at_ms) FROM run_history
+             WHERE run_id = ?1 AND at_ms >= ?2",
+        )?
+        .query_row(params![run_id as i64, since_ms as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?;
+    Ok(match row {
+        (Some(p0), Some(t0), Some(p1), Some(t1)) => {
+            Some(((p0 as u64, t0 as u64), (p1 as u64, t1 as u64)))
+        }
+        _ => None,
+    })
 }
 
 /// One token's running totals of a run.

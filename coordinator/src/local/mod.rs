@@ -37,6 +37,12 @@ pub struct LocalArgs {
     /// No progress bars (plain progress lines instead, as when stderr is not a terminal).
     #[arg(long)]
     pub quiet: bool,
+    /// Where the live dashboard listens (its URL is printed at start).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub http_listen: std::net::SocketAddr,
+    /// No dashboard.
+    #[arg(long)]
+    pub no_http: bool,
 }
 
 fn state_name(s: i32) -> pb::RunState {
@@ -98,7 +104,16 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on loopback")?;
         let url = format!("http://{}", listener.local_addr()?);
         let (stop_server, server_stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(crate::serve(ServeConfig::new(&db), listener, None, async move {
+        let http = if args.no_http {
+            None
+        } else {
+            let l = tokio::net::TcpListener::bind(args.http_listen)
+                .await
+                .with_context(|| format!("cannot listen on {} for the dashboard (--http-listen)", args.http_listen))?;
+            eprintln!("dashboard: http://{}/", l.local_addr()?);
+            Some(l)
+        };
+        let server = tokio::spawn(crate::serve(ServeConfig::new(&db), listener, http, async move {
             let _ = server_stopped.await;
         }));
         let mut admin = connect(&url, &admin_token).await?;

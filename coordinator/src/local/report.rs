@@ -6,12 +6,11 @@ use std::path::{Path, PathBuf};
 
 use proto::v1 as pb;
 use serde_json::{json, Value};
-use stats::{llr, logistic_elo, EloModel, Pentanomial, Results};
+use stats::Pentanomial;
 
 use crate::client::format_detail;
-use crate::report::{
-    bar_chart, html_page, line_chart, Bar, BarChart, Block, LineChart, Section, Series,
-};
+use crate::report::charts::{self, History};
+use crate::report::{html_page, Block, Section};
 
 /// What a report needs of one run.
 #[derive(Debug, Clone)]
@@ -63,143 +62,14 @@ fn checkpoints(pairs: &[u8], points: usize) -> Vec<Pentanomial> {
     out
 }
 
-fn elo_chart(run: &RunData) -> Option<String> {
-    let mut s = Series {
-        name: "Elo of first (95% interval)".into(),
-        ..Series::default()
-    };
-    for p in checkpoints(&run.pairs, 120) {
-        if let Ok(e) = logistic_elo(&Results::Pentanomial(p)) {
-            let g = p.games() as f64;
-            if e.elo.is_finite() && e.ci[0].is_finite() && e.ci[1].is_finite() {
-                s.points.push((g, e.elo));
-                s.band.push((g, e.ci[0], e.ci[1]));
-            }
-        }
+/// The run's history for the charts: cumulative pentanomials at about 120 points, and θ after
+/// each SPSA update.
+fn history(run: &RunData) -> History {
+    History {
+        pentanomials: checkpoints(&run.pairs, 120),
+        llrs: vec![],
+        thetas: run.spsa_thetas.clone(),
     }
-    (s.points.len() >= 2).then(|| {
-        line_chart(&LineChart {
-            title: format!("{}: Elo over games", name(&run.detail)),
-            x_label: "games".into(),
-            y_label: "Elo".into(),
-            series: vec![s],
-            hlines: vec![(0.0, "0".into())],
-        })
-    })
-}
-
-fn llr_chart(run: &RunData) -> Option<String> {
-    let sprt = run.detail.sprt.as_ref()?;
-    let model = match sprt.model.as_str() {
-        "logistic" => EloModel::Logistic,
-        "bayeselo" => EloModel::BayesElo,
-        _ => EloModel::Normalized,
-    };
-    let mut s = Series {
-        name: "LLR".into(),
-        ..Series::default()
-    };
-    for p in checkpoints(&run.pairs, 120) {
-        if let Ok(v) = llr(model, sprt.elo0, sprt.elo1, &Results::Pentanomial(p)) {
-            if v.is_finite() {
-                s.points.push((p.games() as f64, v));
-            }
-        }
-    }
-    (s.points.len() >= 2).then(|| {
-        line_chart(&LineChart {
-            title: format!("{}: LLR against its bounds", name(&run.detail)),
-            x_label: "games".into(),
-            y_label: "LLR".into(),
-            series: vec![s],
-            hlines: vec![
-                (
-                    sprt.upper_bound,
-                    format!("accept H1 ({:.2})", sprt.upper_bound),
-                ),
-                (
-                    sprt.lower_bound,
-                    format!("accept H0 ({:.2})", sprt.lower_bound),
-                ),
-            ],
-        })
-    })
-}
-
-fn spsa_chart(run: &RunData) -> Option<String> {
-    let params = &run.detail.spsa;
-    if params.is_empty() || run.spsa_thetas.len() < 2 {
-        return None;
-    }
-    let step = (run.spsa_thetas.len() / 200).max(1);
-    let series = params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let range = (p.max - p.min).max(1e-9);
-            let mut points = vec![(0.0, 100.0 * (p.start - p.min) / range)];
-            points.extend(
-                run.spsa_thetas
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| j % step == 0 || j + 1 == run.spsa_thetas.len())
-                    .filter_map(|(j, (_, theta))| {
-                        theta
-                            .get(i)
-                            .map(|t| ((j + 1) as f64, 100.0 * (t - p.min) / range))
-                    }),
-            );
-            Series {
-                name: p.name.clone(),
-                points,
-                band: vec![],
-            }
-        })
-        .collect();
-    Some(line_chart(&LineChart {
-        title: format!("{}: SPSA parameters over iterations", name(&run.detail)),
-        x_label: "iterations (game pairs)".into(),
-        y_label: "% of the parameter's range".into(),
-        series,
-        hlines: vec![],
-    }))
-}
-
-fn study_charts(run: &RunData) -> Vec<String> {
-    let rows = &run.detail.study;
-    if rows.len() < 2 {
-        return vec![];
-    }
-    let score = BarChart {
-        title: format!(
-            "{}: White's score per rule-set (95% interval)",
-            name(&run.detail)
-        ),
-        y_label: "White's score".into(),
-        bars: rows
-            .iter()
-            .map(|r| Bar {
-                label: r.ruleset.clone(),
-                value: r.white_score,
-                interval: Some((r.white_score_low, r.white_score_high)),
-            })
-            .collect(),
-        reference: Some((0.5, "50%".into())),
-    };
-    let draws = BarChart {
-        title: format!("{}: draw rate per rule-set", name(&run.detail)),
-        y_label: "draw rate".into(),
-        bars: rows
-            .iter()
-            .map(|r| Bar {
-                label: r.ruleset.clone(),
-                value: r.draw_rate,
-                interval: None,
-            })
-            .collect(),
-        reference: None,
-    };
-    vec![bar_chart(&score), bar_chart(&draws)]
 }
 
 fn headline(run: &RunData) -> Option<String> {
@@ -216,40 +86,11 @@ fn headline(run: &RunData) -> Option<String> {
 }
 
 fn run_json(run: &RunData) -> Value {
-    let d = &run.detail;
-    let s = d.summary.clone().unwrap_or_default();
-    json!({
-        "id": s.run_id,
-        "name": s.name,
-        "kind": s.kind,
-        "finish_reason": s.finish_reason,
-        "pairs_done": s.pairs_done,
-        "pairs_total": s.pairs_total,
-        "wins": d.wins, "draws": d.draws, "losses": d.losses,
-        "pentanomial": d.pentanomial,
-        "elo": d.elo.as_ref().map(|e| json!({
-            "elo": e.elo, "ci": [e.ci_low, e.ci_high], "los": e.los,
-            "nelo": e.nelo, "nelo_ci": [e.nelo_ci_low, e.nelo_ci_high],
-        })),
-        "sprt": d.sprt.as_ref().map(|p| json!({
-            "llr": p.llr, "bounds": [p.lower_bound, p.upper_bound], "state": p.state,
-            "elo0": p.elo0, "elo1": p.elo1, "model": p.model,
-        })),
-        "spsa": d.spsa.iter().map(|p| json!({
-            "name": p.name, "value": p.value, "start": p.start, "min": p.min, "max": p.max,
-        })).collect::<Vec<_>>(),
-        "study": d.study.iter().map(|r| json!({
-            "ruleset": r.ruleset, "games": r.games, "white_wins": r.white_wins, "draws": r.draws,
-            "black_wins": r.black_wins, "white_score": r.white_score,
-            "white_score_ci": [r.white_score_low, r.white_score_high], "draw_rate": r.draw_rate,
-            "mean_plies": r.mean_plies, "castling_share": r.castling_share,
-        })).collect::<Vec<_>>(),
-        "comparisons": d.comparisons.iter().map(|c| json!({
-            "ruleset": c.ruleset, "baseline": c.baseline, "white_score_diff": c.white_score_diff,
-            "white_score_p": c.white_score_p, "draw_rate_diff": c.draw_rate_diff, "draw_rate_p": c.draw_rate_p,
-        })).collect::<Vec<_>>(),
-        "tuned_from": run.tuned_from,
-    })
+    let mut v = crate::report::json::detail(&run.detail);
+    if let Some(map) = v.as_object_mut() {
+        map.insert("tuned_from".into(), json!(run.tuned_from));
+    }
+    v
 }
 
 /// The terminal summary of every run.
@@ -283,9 +124,14 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
             blocks.push(Block::Text(h));
         }
         blocks.push(Block::Pre(format_detail(&run.detail)));
-        for svg in [elo_chart(run), llr_chart(run), spsa_chart(run)]
-            .into_iter()
-            .flatten()
+        let h = history(run);
+        for svg in [
+            charts::elo(&run.detail, &h),
+            charts::llr_chart(&run.detail, &h),
+            charts::spsa(&run.detail, &h),
+        ]
+        .into_iter()
+        .flatten()
         {
             blocks.push(Block::Svg(svg));
         }
@@ -349,7 +195,7 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
                     })
                     .collect(),
             });
-            for svg in study_charts(run) {
+            for svg in charts::study(&run.detail) {
                 blocks.push(Block::Svg(svg));
             }
         }

@@ -1,6 +1,8 @@
 //! Self-contained reports: one HTML file with inline CSS and SVG charts, viewable offline.
 //! This module only renders; what goes into a report is decided by the run kinds.
 
+pub mod charts;
+pub mod json;
 pub mod svg;
 
 use std::fmt::Write as _;

@@ -1,0 +1,650 @@
+//! The HTML pages: runs, a run, workers. Rendered on the server from the same figures as the
+//! JSON endpoints and with the same chart code as `report.html`. `?fragment=1` answers only
+//! the live part of a page (`<div id="live">`), which the script swaps in after each commit.
+
+use super::api::{self, ApiError, S};
+use super::auth;
+use super::WebState;
+use crate::history::Point;
+use crate::report::charts::{self, History};
+use crate::report::escape;
+use crate::report::json::state_name;
+use crate::service::now_ms;
+use axum::extract::{Path, Query};
+use axum::http::HeaderMap;
+use axum::response::{Html, IntoResponse, Response};
+use proto::v1 as pb;
+use std::fmt::Write as _;
+
+/// Query string of every page.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(super) struct PageQuery {
+    /// Only the live part.
+    #[serde(default)]
+    fragment: Option<String>,
+}
+
+fn layout(title: &str, here: &str, before: &str, live: &str) -> String {
+    let nav = |href: &str, name: &str| {
+        let class = if name == here { " class=\"here\"" } else { "" };
+        format!("<a href=\"{href}\"{class}>{name}</a>")
+    };
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{t}</title>\
+<link rel=\"stylesheet\" href=\"/assets/dashboard.css\"><script src=\"/assets/dashboard.js\" defer></script>\
+</head><body><header>{runs}{workers}<span class=\"live\" id=\"updated\">live</span></header>\
+<main>{before}<div id=\"live\">{live}</div></main></body></html>\n",
+        t = escape(title),
+        runs = nav("/", "Runs"),
+        workers = nav("/workers", "Workers"),
+    )
+}
+
+fn respond(q: &PageQuery, title: &str, here: &str, before: &str, live: String) -> Response {
+    if q.fragment.is_some() {
+        Html(live).into_response()
+    } else {
+        Html(layout(title, here, before, &live)).into_response()
+    }
+}
+
+fn td(text: &str) -> String {
+    format!("<td>{}</td>", escape(text))
+}
+
+fn td_l(text: &str) -> String {
+    format!("<td class=\"l\">{}</td>", escape(text))
+}
+
+fn td_num(value: f64, text: &str) -> String {
+    format!("<td data-value=\"{value}\">{}</td>", escape(text))
+}
+
+fn th_sort(name: &str) -> String {
+    format!("<th data-sort>{}</th>", escape(name))
+}
+
+fn ago(now: u64, at: u64) -> String {
+    let s = now.saturating_sub(at) / 1000;
+    match s {
+        0..=59 => format!("{s} s ago"),
+        60..=3599 => format!("{} min ago", s / 60),
+        3600..=86_399 => format!("{} h ago", s / 3600),
+        _ => format!("{} d ago", s / 86_400),
+    }
+}
+
+fn signed(v: f64) -> String {
+    format!("{v:+.1}")
+}
+
+/// The run's key figure in a line: LLR against its bounds, Elo with its interval, SPSA
+/// iterations, or White's score per rule-set for a study.
+fn key_figure(d: &pb::RunDetail) -> (f64, String) {
+    let kind = d.summary.as_ref().map_or("", |s| s.kind.as_str());
+    if let Some(p) = &d.sprt {
+        return (
+            p.llr,
+            format!(
+                "LLR {:.2} [{:.2}, {:.2}] {}",
+                p.llr, p.lower_bound, p.upper_bound, p.state
+            ),
+        );
+    }
+    if kind == "spsa" {
+        let it = d.spsa.first().map_or(0, |p| p.iterations);
+        return (it as f64, format!("{it} iterations"));
+    }
+    if kind == "study" {
+        let rows: Vec<String> = d
+            .study
+            .iter()
+            .map(|r| format!("{} {:.3}", r.ruleset, r.white_score))
+            .collect();
+        return (0.0, format!("White's score: {}", rows.join(", ")));
+    }
+    match &d.elo {
+        Some(e) => (
+            e.elo,
+            format!(
+                "Elo {} [{}, {}]",
+                signed(e.elo),
+                signed(e.ci_low),
+                signed(e.ci_high)
+            ),
+        ),
+        None => (0.0, "no games yet".into()),
+    }
+}
+
+fn progress_cell(s: &pb::RunSummary) -> String {
+    let share = if s.pairs_total == 0 {
+        0.0
+    } else {
+        s.pairs_done as f64 / s.pairs_total as f64
+    };
+    format!(
+        "<td data-value=\"{share}\"><span class=\"bar\"><span style=\"width:{:.1}%\"></span></span>{} / {} games</td>",
+        100.0 * share.min(1.0),
+        2 * s.pairs_done,
+        2 * s.pairs_total
+    )
+}
+
+/// `GET /`: every run.
+pub(super) async fn runs(
+    axum::extract::State(s): S,
+    headers: HeaderMap,
+    Query(q): Query<PageQuery>,
+) -> Result<Response, ApiError> {
+    auth::may_read(&s, &headers)?;
+    let details = api::details(&s).await?;
+    let ids = details
+        .iter()
+        .map(|d| d.summary.as_ref().map_or(0, |s| s.run_id))
+        .collect();
+    let rates = s.reader.rates(ids, now_ms()).await?;
+    let now = now_ms();
+    let mut live =
+        String::from("<div class=\"scroll\"><table id=\"runs\" class=\"filterable\"><thead><tr>");
+    for h in [
+        "id", "name", "kind", "state", "variants", "progress", "games/s", "figure", "created",
+    ] {
+        live.push_str(&th_sort(h));
+    }
+    live.push_str("</tr></thead><tbody>");
+    for (d, (_, rate)) in details.iter().zip(rates) {
+        let sm = d.summary.clone().unwrap_or_default();
+        let state = state_name(sm.state);
+        let (fig_value, fig) = key_figure(d);
+        let _ = write!(
+            live,
+            "<tr data-run=\"{id}\">{idc}<td class=\"l\"><a href=\"/runs/{id}\">{name}</a></td>{kind}\
+<td class=\"l state-{state}\" data-field=\"state\" title=\"{reason}\">{state}</td>{variants}{progress}{rate}\
+<td class=\"l\" data-field=\"figure\" data-value=\"{fig_value}\">{fig}</td>{created}</tr>",
+            id = sm.run_id,
+            idc = td_num(sm.run_id as f64, &sm.run_id.to_string()),
+            name = escape(&sm.name),
+            kind = td_l(&sm.kind),
+            reason = escape(&sm.finish_reason),
+            variants = td_l(&api::variants(&d.config_toml).join(", ")),
+            progress = progress_cell(&sm),
+            rate = td_num(rate, &format!("{rate:.1}")),
+            fig = escape(&fig),
+            created = td_num(sm.created_unix_ms as f64, &ago(now, sm.created_unix_ms)),
+        );
+    }
+    live.push_str("</tbody></table></div>");
+    if details.is_empty() {
+        live.push_str(
+            "<p>No runs yet: create one with <code>coordinator run create CONFIG.toml</code>.</p>",
+        );
+    }
+    let before = "<h1>Runs</h1><input id=\"filter\" type=\"search\" placeholder=\"filter by name, kind, state, variant\" aria-label=\"filter runs\">";
+    Ok(respond(&q, "Runs", "Runs", before, live))
+}
+
+fn history_of(points: &[Point], d: &pb::RunDetail) -> History {
+    let mut h = History::default();
+    for p in points {
+        h.pentanomials.push(p.penta());
+        h.llrs.push(p.llr);
+        if !p.theta.is_empty() {
+            h.thetas.push((p.pairs, p.theta.clone()));
+        }
+    }
+    // The current figures as the last point, so charts reach what the numbers above say.
+    let done = d.summary.as_ref().map_or(0, |s| s.pairs_done);
+    if points.last().is_none_or(|p| p.pairs < done) {
+        let mut penta = [0u64; 5];
+        for (slot, v) in penta.iter_mut().zip(&d.pentanomial) {
+            *slot = *v;
+        }
+        h.pentanomials.push(stats::Pentanomial(penta));
+        h.llrs.push(d.sprt.as_ref().map(|s| s.llr));
+        if !d.spsa.is_empty() {
+            h.thetas
+                .push((done, d.spsa.iter().map(|p| p.value).collect()));
+        }
+    }
+    h
+}
+
+fn figures_block(d: &pb::RunDetail, rate: f64) -> String {
+    let s = d.summary.clone().unwrap_or_default();
+    let state = state_name(s.state);
+    let mut out = String::from("<div class=\"figs\">");
+    let mut fig = |id: &str, label: &str, value: &str| {
+        let _ = write!(
+            out,
+            "<div><small>{}</small><b id=\"{id}\">{}</b></div>",
+            escape(label),
+            escape(value)
+        );
+    };
+    fig("state", "state", state);
+    fig("kind", "kind", &s.kind);
+    fig(
+        "pairs-done",
+        "pairs done / planned",
+        &format!("{} / {}", s.pairs_done, s.pairs_total),
+    );
+    fig("games", "games", &(2 * s.pairs_done).to_string());
+    fig("leased", "pairs leased", &s.pairs_leased.to_string());
+    fig("rate", "games/s (last 2 min)", &format!("{rate:.1}"));
+    fig(
+        "wdl",
+        "W / D / L of first",
+        &format!("{} / {} / {}", d.wins, d.draws, d.losses),
+    );
+    if let Some(e) = &d.elo {
+        fig(
+            "elo",
+            "Elo of first (95%)",
+            &format!(
+                "{} [{}, {}]",
+                signed(e.elo),
+                signed(e.ci_low),
+                signed(e.ci_high)
+            ),
+        );
+        fig("los", "LOS", &format!("{:.1}%", 100.0 * e.los));
+        fig(
+            "nelo",
+            "nElo (95%)",
+            &format!(
+                "{} [{}, {}]",
+                signed(e.nelo),
+                signed(e.nelo_ci_low),
+                signed(e.nelo_ci_high)
+            ),
+        );
+    }
+    if let Some(p) = &d.sprt {
+        fig(
+            "llr",
+            &format!("LLR ({}, elo0 {}, elo1 {})", p.model, p.elo0, p.elo1),
+            &format!("{:.2} [{:.2}, {:.2}]", p.llr, p.lower_bound, p.upper_bound),
+        );
+        fig("sprt-state", "SPRT", &p.state);
+    }
+    out.push_str("</div>");
+    if !s.finish_reason.is_empty() {
+        let _ = write!(out, "<p id=\"reason\">{}</p>", escape(&s.finish_reason));
+    }
+    out
+}
+
+fn table(id: &str, headers: &[&str], rows: &[String]) -> String {
+    let mut out = format!("<div class=\"scroll\"><table id=\"{id}\"><thead><tr>");
+    for h in headers {
+        out.push_str(&th_sort(h));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for r in rows {
+        out.push_str(r);
+    }
+    out.push_str("</tbody></table></div>");
+    out
+}
+
+fn penta_table(d: &pb::RunDetail) -> String {
+    let mut row = String::from("<tr>");
+    for v in &d.pentanomial {
+        row.push_str(&td_num(*v as f64, &v.to_string()));
+    }
+    row.push_str("</tr>");
+    table(
+        "pentanomial",
+        &["0 (LL)", "½ (LD)", "1 (WL, DD)", "1½ (WD)", "2 (WW)"],
+        &[row],
+    )
+}
+
+fn whole(v: f64) -> bool {
+    (v - v.round()).abs() < 1e-9
+}
+
+fn spsa_block(d: &pb::RunDetail) -> String {
+    if d.spsa.is_empty() {
+        return String::new();
+    }
+    let integral = d
+        .spsa
+        .iter()
+        .all(|p| whole(p.start) && whole(p.min) && whole(p.max));
+    let rows: Vec<String> = d
+        .spsa
+        .iter()
+        .map(|p| {
+            let share = 100.0 * (p.value - p.min) / (p.max - p.min).max(1e-9);
+            format!(
+                "<tr>{}{}{}{}{}{}</tr>",
+                td_l(&p.name),
+                td_num(p.start, &format!("{}", p.start)),
+                td_num(p.value, &format!("{:.2}", p.value)),
+                td_num(share, &format!("{share:.1}%")),
+                td_num(p.min, &format!("{}", p.min)),
+                td_num(p.max, &format!("{}", p.max)),
+            )
+        })
+        .collect();
+    let block: String = d
+        .spsa
+        .iter()
+        .map(|p| {
+            if integral {
+                format!("{} = {}\n", p.name, p.value.round())
+            } else {
+                format!("{} = {:.4}\n", p.name, p.value)
+            }
+        })
+        .collect();
+    format!(
+        "<h2>SPSA parameters</h2>{}<p>Current values, ready to paste into a player's options:</p><pre id=\"spsa-block\">{}</pre>",
+        table("spsa", &["parameter", "start", "now", "of range", "min", "max"], &rows),
+        escape(&block)
+    )
+}
+
+fn study_block(d: &pb::RunDetail) -> String {
+    if d.study.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<String> = d
+        .study
+        .iter()
+        .map(|r| {
+            let mut castling: Vec<String> = r
+                .castling_share
+                .iter()
+                .map(|(k, v)| format!("{k} {:.1}%", 100.0 * v))
+                .collect();
+            castling.sort();
+            format!(
+                "<tr>{}{}{}{}{}{}</tr>",
+                td_l(&r.ruleset),
+                td_num(r.games as f64, &r.games.to_string()),
+                td_num(
+                    r.white_score,
+                    &format!(
+                        "{:.3} [{:.3}, {:.3}]",
+                        r.white_score, r.white_score_low, r.white_score_high
+                    )
+                ),
+                td_num(r.draw_rate, &format!("{:.1}%", 100.0 * r.draw_rate)),
+                td_num(r.mean_plies, &format!("{:.1}", r.mean_plies)),
+                td_l(&castling.join(", ")),
+            )
+        })
+        .collect();
+    let mut out = format!(
+        "<h2>Rule-sets</h2>{}",
+        table(
+            "study",
+            &[
+                "rule-set",
+                "games",
+                "White's score (95%)",
+                "draw rate",
+                "mean plies",
+                "castling played (share of games)"
+            ],
+            &rows
+        )
+    );
+    if !d.comparisons.is_empty() {
+        let rows: Vec<String> = d
+            .comparisons
+            .iter()
+            .map(|c| {
+                format!(
+                    "<tr>{}{}{}{}{}{}</tr>",
+                    td_l(&c.ruleset),
+                    td_l(&c.baseline),
+                    td_num(c.white_score_diff, &format!("{:+.3}", c.white_score_diff)),
+                    td_num(c.white_score_p, &format!("{:.3}", c.white_score_p)),
+                    td_num(c.draw_rate_diff, &format!("{:+.3}", c.draw_rate_diff)),
+                    td_num(c.draw_rate_p, &format!("{:.3}", c.draw_rate_p)),
+                )
+            })
+            .collect();
+        out.push_str("<h2>Against the baseline</h2>");
+        out.push_str(&table(
+            "comparisons",
+            &[
+                "rule-set",
+                "baseline",
+                "White's score diff",
+                "p",
+                "draw rate diff",
+                "p",
+            ],
+            &rows,
+        ));
+    }
+    out
+}
+
+fn workers_block(d: &pb::RunDetail, id: u64) -> String {
+    if d.workers.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<String> = d
+        .workers
+        .iter()
+        .map(|w| {
+            let penta: Vec<String> = w.pentanomial.iter().map(u64::to_string).collect();
+            let flag = if w.flagged {
+                format!("<td class=\"flag\" data-value=\"{}\">{:+.2} flagged</td>", w.residual, w.residual)
+            } else {
+                td_num(w.residual, &format!("{:+.2}", w.residual))
+            };
+            let (label, to) = if w.excluded { ("include", "false") } else { ("exclude", "true") };
+            format!(
+                "<tr>{}{}{}{}{flag}{}<td><button data-action=\"exclude\" data-run=\"{id}\" data-worker=\"{}\" data-exclude=\"{to}\">{label}</button></td></tr>",
+                td_l(&w.name),
+                td_l(&w.labels.join(", ")),
+                td_num(w.pairs as f64, &w.pairs.to_string()),
+                td(&format!("[{}]", penta.join(", "))),
+                td_l(if w.excluded { "excluded" } else { "counted" }),
+                escape(&w.name),
+            )
+        })
+        .collect();
+    format!(
+        "<h2>Workers (by token)</h2>{}",
+        table(
+            "run-workers",
+            &[
+                "token",
+                "machines",
+                "pairs",
+                "pentanomial",
+                "residual",
+                "figures",
+                ""
+            ],
+            &rows
+        )
+    )
+}
+
+fn leases_block(leases: &[crate::model::LeaseView], now: u64) -> String {
+    if leases.is_empty() {
+        return "<h2>Active leases</h2><p>None.</p>".into();
+    }
+    let rows: Vec<String> = leases
+        .iter()
+        .map(|l| {
+            format!(
+                "<tr>{}{}{}{}{}{}</tr>",
+                td_num(l.id as f64, &l.id.to_string()),
+                td_l(&l.worker),
+                td_l(&l.token),
+                td_num(l.reported as f64, &format!("{} / {}", l.reported, l.pairs)),
+                td_num(l.started_ms as f64, &ago(now, l.started_ms)),
+                td_num(
+                    l.deadline_ms as f64,
+                    &format!("in {} s", l.deadline_ms.saturating_sub(now) / 1000)
+                ),
+            )
+        })
+        .collect();
+    format!(
+        "<h2>Active leases</h2>{}",
+        table(
+            "leases",
+            &[
+                "lease",
+                "machine",
+                "token",
+                "reported / pairs",
+                "issued",
+                "deadline"
+            ],
+            &rows
+        )
+    )
+}
+
+/// `GET /runs/{id}`.
+pub(super) async fn run(
+    axum::extract::State(s): S,
+    Path(raw): Path<String>,
+    headers: HeaderMap,
+    Query(q): Query<PageQuery>,
+) -> Result<Response, ApiError> {
+    auth::may_read(&s, &headers)?;
+    let id = api::run_id(&raw)?;
+    let d = api::detail(&s, id).await?;
+    let live = run_live(&s, id, &d).await?;
+    let name = d.summary.as_ref().map_or("", |s| s.name.as_str());
+    let title = format!("Run {id}: {name}");
+    let before = format!(
+        "<h1>{t}</h1><div class=\"admin\"><input id=\"admin-token\" type=\"password\" autocomplete=\"off\" placeholder=\"admin token (for actions)\" aria-label=\"admin token\">\
+<button id=\"pause\" data-action=\"pause\" data-run=\"{id}\">pause</button>\
+<button id=\"resume\" data-action=\"resume\" data-run=\"{id}\">resume</button>\
+<button id=\"stop\" data-action=\"stop\" data-run=\"{id}\">stop</button>\
+<a href=\"/runs/{id}/pgn\" id=\"pgn\">PGN</a> <a href=\"/api/runs/{id}\">JSON</a></div><p id=\"action-status\"></p>",
+        t = escape(&title),
+    );
+    Ok(respond(&q, &title, "", &before, live))
+}
+
+async fn run_live(s: &WebState, id: u64, d: &pb::RunDetail) -> Result<String, ApiError> {
+    let points = s.reader.history(id).await?;
+    let rate = s
+        .reader
+        .rates(vec![id], now_ms())
+        .await?
+        .first()
+        .map_or(0.0, |r| r.1);
+    let leases = s.core.call(move |c| Ok(c.run_leases(id))).await?;
+    let h = history_of(&points, d);
+    let mut live = figures_block(d, rate);
+    let _ = write!(
+        live,
+        "<p>Variants: {}</p>",
+        escape(&api::variants(&d.config_toml).join(", "))
+    );
+    let charts: Vec<String> = [
+        charts::elo(d, &h),
+        charts::llr_chart(d, &h),
+        charts::spsa(d, &h),
+    ]
+    .into_iter()
+    .flatten()
+    .chain(charts::study(d))
+    .collect();
+    if !charts.is_empty() {
+        live.push_str("<h2>Charts</h2>");
+        for c in charts {
+            live.push_str(&c);
+        }
+    }
+    live.push_str("<h2>Pentanomial of first</h2>");
+    live.push_str(&penta_table(d));
+    live.push_str(&spsa_block(d));
+    live.push_str(&study_block(d));
+    live.push_str(&workers_block(d, id));
+    live.push_str(&leases_block(&leases, now_ms()));
+    let _ = write!(
+        live,
+        "<h2>Configuration</h2><pre id=\"config\">{}</pre>",
+        escape(&d.config_toml)
+    );
+    Ok(live)
+}
+
+/// `GET /workers`.
+pub(super) async fn workers(
+    axum::extract::State(s): S,
+    headers: HeaderMap,
+    Query(q): Query<PageQuery>,
+) -> Result<Response, ApiError> {
+    auth::may_read(&s, &headers)?;
+    let now = now_ms();
+    let views = s.core.call(move |c| Ok(c.worker_views(now))).await?;
+    let rows: Vec<String> = views
+        .iter()
+        .map(|w| {
+            let flag = if w.flagged_runs.is_empty() {
+                td_l("")
+            } else {
+                let runs: Vec<String> = w.flagged_runs.iter().map(|r| format!("run {r}")).collect();
+                format!(
+                    "<td class=\"l flag\">residual flagged: {}</td>",
+                    escape(&runs.join(", "))
+                )
+            };
+            let seen = w
+                .last_seen_ms
+                .map_or_else(|| "not since start".to_string(), |t| ago(now, t));
+            format!(
+                "<tr>{}{}{}{}{}{}{}{}{}{}{flag}</tr>",
+                td_l(&w.token),
+                td_l(&w.label),
+                td_num(f64::from(w.cores), &w.cores.to_string()),
+                td_l(&w.version),
+                td_l(&w.engines.join(", ")),
+                td_l(&if w.variants.is_empty() {
+                    "all".to_string()
+                } else {
+                    w.variants.join(", ")
+                }),
+                td_num(w.games_per_minute, &format!("{:.1}", w.games_per_minute)),
+                td_num(w.last_seen_ms.unwrap_or(0) as f64, &seen),
+                td_num(f64::from(w.leases), &w.leases.to_string()),
+                td_num(w.slots as f64, &w.slots.to_string()),
+            )
+        })
+        .collect();
+    let mut live = table(
+        "workers",
+        &[
+            "token",
+            "machine",
+            "cores",
+            "version",
+            "engines",
+            "variants",
+            "games/min",
+            "last seen",
+            "leases",
+            "slots",
+            "residual",
+        ],
+        &rows,
+    )
+    .replace(
+        "<table id=\"workers\">",
+        "<table id=\"workers\" class=\"filterable\">",
+    );
+    if views.is_empty() {
+        live.push_str("<p>No worker has registered since the coordinator started.</p>");
+    }
+    let before = "<h1>Workers</h1><input id=\"filter\" type=\"search\" placeholder=\"filter by token, machine, engine\" aria-label=\"filter workers\">";
+    Ok(respond(&q, "Workers", "Workers", before, live))
+}
