@@ -40,6 +40,8 @@ where
 
 pub struct Server {
     pub url: String,
+    /// The dashboard's base URL (`http://127.0.0.1:PORT`) when started with one.
+    pub http: Option<String>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<Result<(), coordinator::server::ServeError>>>,
 }
@@ -54,6 +56,30 @@ impl Server {
         timing: Timing,
         limits: coordinator::limits::Limits,
     ) -> Self {
+        Self::start_full(db, timing, limits, None).await
+    }
+
+    /// With the dashboard on 127.0.0.1:0.
+    pub async fn start_with_http(
+        db: &Path,
+        timing: Timing,
+        web: coordinator::web::WebConfig,
+    ) -> Self {
+        Self::start_full(
+            db,
+            timing,
+            coordinator::limits::Limits::default(),
+            Some(web),
+        )
+        .await
+    }
+
+    pub async fn start_full(
+        db: &Path,
+        timing: Timing,
+        limits: coordinator::limits::Limits,
+        web: Option<coordinator::web::WebConfig>,
+    ) -> Self {
         // The coordinator's log in the test output when RUST_LOG asks for it.
         if std::env::var_os("RUST_LOG").is_some() {
             let _ = tracing_subscriber::fmt()
@@ -67,12 +93,21 @@ impl Server {
         config.timing = timing;
         config.sweep_interval = Duration::from_millis(100);
         config.limits = limits;
+        let mut http = None;
+        let mut http_listener = None;
+        if let Some(web) = web {
+            config.web = web;
+            let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            http = Some(format!("http://{}", l.local_addr().unwrap()));
+            http_listener = Some(l);
+        }
         let (stop, rx) = oneshot::channel();
-        let task = tokio::spawn(coordinator::serve(config, listener, None, async {
+        let task = tokio::spawn(coordinator::serve(config, listener, http_listener, async {
             let _ = rx.await;
         }));
         let s = Self {
             url,
+            http,
             stop: Some(stop),
             task: Some(task),
         };
