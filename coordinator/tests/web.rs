@@ -216,6 +216,8 @@ async fn actions_need_an_admin_bearer_token_from_this_site() {
     ] {
         let a = http(Method::POST, &pause, &headers, "").await;
         assert_eq!(a.status, status, "{headers:?}: {}", a.body);
+        // No basic-authentication challenge: a browser would pop up a login dialog.
+        assert!(!a.headers.contains_key("www-authenticate"), "{headers:?}");
         assert_eq!(
             state(show(&mut admin, id).await),
             pb::RunState::Active as i32,

@@ -15,8 +15,11 @@ use base64::Engine as _;
 /// Why a request was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Refusal {
-    /// No usable credentials.
+    /// No usable credentials for reading: the answer asks the browser for them.
     Unauthenticated(&'static str),
+    /// No usable admin token for an action. No basic-authentication challenge: a browser
+    /// would answer it with a login dialog, and actions never take basic credentials.
+    NoAdminToken(&'static str),
     /// Credentials, but not enough.
     Forbidden(&'static str),
 }
@@ -33,6 +36,7 @@ impl IntoResponse for Refusal {
                 why,
             )
                 .into_response(),
+            Refusal::NoAdminToken(why) => (StatusCode::UNAUTHORIZED, why).into_response(),
             Refusal::Forbidden(why) => (StatusCode::FORBIDDEN, why).into_response(),
         }
     }
@@ -103,13 +107,13 @@ pub(super) fn may_act(state: &WebState, headers: &HeaderMap) -> Result<String, R
             "cross-site request refused (actions must come from this dashboard or a script)",
         ));
     }
-    let token = bearer(headers).ok_or(Refusal::Unauthenticated(
+    let token = bearer(headers).ok_or(Refusal::NoAdminToken(
         "an admin token is needed: send it as `Authorization: Bearer TOKEN`",
     ))?;
     match state.tokens.lookup(token) {
         Ok(Some(p)) if p.role == Role::Admin => Ok(p.name),
         Ok(Some(_)) => Err(Refusal::Forbidden("this token is not an admin token")),
-        Ok(None) => Err(Refusal::Unauthenticated("unknown or revoked token")),
+        Ok(None) => Err(Refusal::NoAdminToken("unknown or revoked token")),
         Err(_) => Err(Refusal::Forbidden("token store unavailable")),
     }
 }
