@@ -726,26 +726,24 @@ pub fn history(conn: &Connection, run_id: u64) -> StoreResult<Vec<HistoryRow>> {
     rows.collect()
 }
 
-/// The first and last history points of a run since `since_ms`: ((pairs, ms), (pairs, ms)).
-pub fn history_span(
-    conn: &Connection,
-    run_id: u64,
-    since_ms: u64,
-) -> StoreResult<Option<((u64, u64), (u64, u64))>> {
-    let row: (Option<i64>, Option<i64>, Option<i64>, Option<i64>) = conn
+/// The last history point of a run stored at or before `at_ms`, else its first: (pairs, ms).
+pub fn history_base(conn: &Connection, run_id: u64, at_ms: u64) -> StoreResult<Option<(u64, u64)>> {
+    let row = |r: &rusqlite::Row<'_>| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64));
+    let before = conn
         .prepare_cached(
-            "SELECT MIN(pairs), MIN(at_ms), MAX(pairs), MAX(at_ms) FROM run_history
-             WHERE run_id = ?1 AND at_ms >= ?2",
+            "SELECT pairs, at_ms FROM run_history WHERE run_id = ?1 AND at_ms <= ?2
+             ORDER BY pairs DESC LIMIT 1",
         )?
-        .query_row(params![run_id as i64, since_ms as i64], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?;
-    Ok(match row {
-        (Some(p0), Some(t0), Some(p1), Some(t1)) => {
-            Some(((p0 as u64, t0 as u64), (p1 as u64, t1 as u64)))
-        }
-        _ => None,
-    })
+        .query_row(params![run_id as i64, at_ms as i64], row)
+        .optional()?;
+    if before.is_some() {
+        return Ok(before);
+    }
+    conn.prepare_cached(
+        "SELECT pairs, at_ms FROM run_history WHERE run_id = ?1 ORDER BY pairs LIMIT 1",
+    )?
+    .query_row(params![run_id as i64], row)
+    .optional()
 }
 
 /// One token's running totals of a run.

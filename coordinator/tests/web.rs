@@ -81,7 +81,7 @@ async fn pages_and_json_show_the_runs_figures() {
     assert_eq!(r["pairs_done"], summary.pairs_done);
     assert_eq!(r["state"], "finished");
     assert_eq!(r["variants"][1], "latte/luft");
-    let elo = shown.elo.clone().unwrap();
+    let elo = shown.elo.unwrap();
     assert_eq!(r["elo"]["elo"].as_f64(), Some(elo.elo));
 
     // A run.

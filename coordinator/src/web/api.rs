@@ -127,21 +127,34 @@ pub(super) async fn detail(s: &WebState, id: u64) -> Result<pb::RunDetail, ApiEr
     Ok(d.into())
 }
 
-fn summary_id(d: &pb::RunDetail) -> u64 {
-    d.summary.as_ref().map_or(0, |s| s.run_id)
+/// Games a second of each run (0 unless active), in the order given.
+pub(super) async fn rates(s: &WebState, details: &[pb::RunDetail]) -> Result<Vec<f64>, ApiError> {
+    let active: Vec<(u64, u64)> = details
+        .iter()
+        .filter_map(|d| d.summary.as_ref())
+        .filter(|s| s.state == pb::RunState::Active as i32)
+        .map(|s| (s.run_id, s.pairs_done))
+        .collect();
+    let measured = s.reader.rates(active.clone(), now_ms()).await?;
+    let by_id: std::collections::BTreeMap<u64, f64> =
+        active.iter().map(|(id, _)| *id).zip(measured).collect();
+    Ok(details
+        .iter()
+        .map(|d| {
+            let id = d.summary.as_ref().map_or(0, |s| s.run_id);
+            by_id.get(&id).copied().unwrap_or(0.0)
+        })
+        .collect())
 }
 
 /// The runs list as JSON: each run's summary, variants, games/s and key figures.
 pub(super) async fn runs_json(s: &WebState) -> Result<Vec<Value>, ApiError> {
     let details = details(s).await?;
-    let rates = s
-        .reader
-        .rates(details.iter().map(summary_id).collect(), now_ms())
-        .await?;
+    let rates = rates(s, &details).await?;
     Ok(details
         .iter()
         .zip(rates)
-        .map(|(d, (_, rate))| {
+        .map(|(d, rate)| {
             let mut v = json::summary(&d.summary.clone().unwrap_or_default());
             if let Some(map) = v.as_object_mut() {
                 map.insert("variants".into(), json!(variants(&d.config_toml)));
@@ -174,12 +187,12 @@ pub(super) async fn run(
     let id = run_id(&id)?;
     let d = detail(&s, id).await?;
     let mut v = json::detail(&d);
-    let rate = s.reader.rates(vec![id], now_ms()).await?;
+    let rate = rates(&s, std::slice::from_ref(&d)).await?;
     if let Some(map) = v.as_object_mut() {
         map.insert("variants".into(), json!(variants(&d.config_toml)));
         map.insert(
             "games_per_second".into(),
-            json!(rate.first().map_or(0.0, |r| r.1)),
+            json!(rate.first().copied().unwrap_or(0.0)),
         );
     }
     Ok(Json(v))

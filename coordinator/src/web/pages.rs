@@ -140,11 +140,7 @@ pub(super) async fn runs(
 ) -> Result<Response, ApiError> {
     auth::may_read(&s, &headers)?;
     let details = api::details(&s).await?;
-    let ids = details
-        .iter()
-        .map(|d| d.summary.as_ref().map_or(0, |s| s.run_id))
-        .collect();
-    let rates = s.reader.rates(ids, now_ms()).await?;
+    let rates = api::rates(&s, &details).await?;
     let now = now_ms();
     let mut live =
         String::from("<div class=\"scroll\"><table id=\"runs\" class=\"filterable\"><thead><tr>");
@@ -154,7 +150,7 @@ pub(super) async fn runs(
         live.push_str(&th_sort(h));
     }
     live.push_str("</tr></thead><tbody>");
-    for (d, (_, rate)) in details.iter().zip(rates) {
+    for (d, rate) in details.iter().zip(rates) {
         let sm = d.summary.clone().unwrap_or_default();
         let state = state_name(sm.state);
         let (fig_value, fig) = key_figure(d);
@@ -535,12 +531,11 @@ pub(super) async fn run(
 
 async fn run_live(s: &WebState, id: u64, d: &pb::RunDetail) -> Result<String, ApiError> {
     let points = s.reader.history(id).await?;
-    let rate = s
-        .reader
-        .rates(vec![id], now_ms())
+    let rate = api::rates(s, std::slice::from_ref(d))
         .await?
         .first()
-        .map_or(0.0, |r| r.1);
+        .copied()
+        .unwrap_or(0.0);
     let leases = s.core.call(move |c| Ok(c.run_leases(id))).await?;
     let h = history_of(&points, d);
     let mut live = figures_block(d, rate);

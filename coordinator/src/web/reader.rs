@@ -50,24 +50,20 @@ impl Reader {
         Ok(conn)
     }
 
-    /// Games a second of each run over the last two minutes of its history (0 when it made
-    /// no progress in that time).
-    pub async fn rates(&self, runs: Vec<u64>, now_ms: u64) -> Result<Vec<(u64, f64)>, ReadError> {
+    /// Games a second of each active run `(id, pairs done now)`, from the last history
+    /// point at least a minute old (at least 10 s back): a burst of points a few ms apart
+    /// does not read as thousands of games a second, and a stalled run decays towards 0.
+    pub async fn rates(&self, runs: Vec<(u64, u64)>, now_ms: u64) -> Result<Vec<f64>, ReadError> {
         let me = self.clone();
         tokio::task::spawn_blocking(move || {
             let conn = me.open()?;
-            let since = now_ms.saturating_sub(120_000);
             runs.into_iter()
-                .map(|run| {
-                    let span = store::history_span(&conn, run, since)?;
-                    let rate = span.map_or(0.0, |((p0, t0), (p1, t1))| {
-                        if t1 > t0 {
-                            2.0 * (p1 - p0) as f64 / ((t1 - t0) as f64 / 1000.0)
-                        } else {
-                            0.0
-                        }
-                    });
-                    Ok((run, rate))
+                .map(|(run, done)| {
+                    let base = store::history_base(&conn, run, now_ms.saturating_sub(60_000))?;
+                    Ok(base.map_or(0.0, |(pairs, at)| {
+                        let seconds = (now_ms.saturating_sub(at) as f64 / 1000.0).max(10.0);
+                        2.0 * done.saturating_sub(pairs) as f64 / seconds
+                    }))
                 })
                 .collect()
         })
