@@ -28,6 +28,9 @@ pub struct ServeArgs {
     /// authentication) to read the dashboard too; acting always needs an admin token.
     #[arg(long)]
     pub http_read_token: bool,
+    /// Dashboard connections open at most (each open page holds one for its live updates).
+    #[arg(long, default_value_t = crate::web::DEFAULT_MAX_CONNECTIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    pub http_max_connections: u32,
     /// TLS certificate (PEM); needs --tls-key.
     #[arg(long, requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -233,6 +236,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
         config.tls = args.tls_cert.zip(args.tls_key);
         config.web = crate::web::WebConfig {
             read_requires_token: args.http_read_token,
+            max_connections: args.http_max_connections as usize,
         };
         config.limits = crate::limits::Limits {
             max_connections: args.max_connections as usize,

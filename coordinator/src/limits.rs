@@ -99,6 +99,60 @@ pub fn incoming(
     (ReceiverStream::new(rx), task)
 }
 
+/// A listener for the dashboard's HTTP server that holds at most `max` connections open;
+/// further ones wait in the accept backlog (live event streams hold theirs for as long as a
+/// page is open).
+#[derive(Debug)]
+pub struct LimitedListener {
+    inner: TcpListener,
+    permits: Arc<Semaphore>,
+}
+
+impl LimitedListener {
+    /// Over a bound listener.
+    pub fn new(inner: TcpListener, max: usize) -> Self {
+        Self {
+            inner,
+            permits: Arc::new(Semaphore::new(max.max(1))),
+        }
+    }
+}
+
+impl axum::serve::Listener for LimitedListener {
+    type Io = Limited;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            // The semaphore is never closed; should it be, wait instead of spinning.
+            let Ok(permit) = self.permits.clone().acquire_owned().await else {
+                std::future::pending::<()>().await;
+                continue;
+            };
+            match self.inner.accept().await {
+                Ok((stream, addr)) => {
+                    let _ = stream.set_nodelay(true);
+                    return (
+                        Limited {
+                            stream,
+                            _permit: permit,
+                        },
+                        addr,
+                    );
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "dashboard accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.inner.local_addr()
+    }
+}
+
 impl Connected for Limited {
     type ConnectInfo = TcpConnectInfo;
 

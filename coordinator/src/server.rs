@@ -125,7 +125,13 @@ pub async fn serve(
             tokens.clone(),
             config.web,
         );
-        tokio::spawn(web::serve(l, web::router(state), std::future::pending()))
+        let max = config.web.max_connections;
+        tokio::spawn(web::serve(
+            l,
+            max,
+            web::router(state),
+            std::future::pending(),
+        ))
     });
 
     let (health, health_service) = tonic_health::server::health_reporter();

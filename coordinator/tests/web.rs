@@ -309,6 +309,7 @@ async fn reading_can_require_a_token() {
     let e = env();
     let web = WebConfig {
         read_requires_token: true,
+        ..Default::default()
     };
     let server = Server::start_with_http(&e.db, timing(30_000), web).await;
     let base = server.http.clone().unwrap();
@@ -354,5 +355,36 @@ async fn reading_can_require_a_token() {
         get(&format!("{base}/assets/dashboard.css")).await.status,
         200
     );
+    server.shutdown().await;
+}
+
+/// Pages left open (each holds a connection for its live events) cannot make the dashboard
+/// hold more than its limit; a further client waits and is served once one closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dashboard_connections_are_capped() {
+    let e = env();
+    let web = WebConfig {
+        max_connections: 2,
+        ..Default::default()
+    };
+    let server = Server::start_with_http(&e.db, timing(30_000), web).await;
+    let base = server.http.clone().unwrap();
+    let addr = base.trim_start_matches("http://").to_string();
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        held.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let url = format!("{base}/api/runs");
+    let third = tokio::spawn(async move { get(&url).await.status });
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(!third.is_finished(), "served beyond the connection limit");
+    drop(held.pop());
+    let status = tokio::time::timeout(std::time::Duration::from_secs(20), third)
+        .await
+        .expect("served once a connection closes")
+        .unwrap();
+    assert_eq!(status, 200);
+    drop(held);
     server.shutdown().await;
 }

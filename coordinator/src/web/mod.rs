@@ -25,11 +25,26 @@ use tokio::net::TcpListener;
 
 pub use reader::Reader;
 
+/// Connections the dashboard holds open at most by default.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+
 /// Dashboard settings.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WebConfig {
     /// Require a valid token (any role) to read pages and JSON, not only to act.
     pub read_requires_token: bool,
+    /// Open HTTP connections at most (each open page holds one for its live events);
+    /// further ones wait in the accept backlog.
+    pub max_connections: usize,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        Self {
+            read_requires_token: false,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+        }
+    }
 }
 
 /// What the handlers share.
@@ -85,12 +100,15 @@ pub fn router(state: WebState) -> Router {
         .with_state(state)
 }
 
-/// Serve `router` on `listener` until `shutdown` resolves.
+/// Serve `router` on `listener`, at most `max_connections` at once, until `shutdown`
+/// resolves.
 pub async fn serve(
     listener: TcpListener,
+    max_connections: usize,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let listener = crate::limits::LimitedListener::new(listener, max_connections);
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await
