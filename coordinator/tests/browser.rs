@@ -10,6 +10,7 @@ use common::*;
 use coordinator::web::WebConfig;
 use fantoccini::{Client, ClientBuilder, Locator};
 use proto::v1 as pb;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -17,7 +18,8 @@ use std::time::Duration;
 const CHROMIUM: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
 
-/// chromedriver as a child process, killed on drop.
+/// chromedriver as a child process in a process group of its own, with the browsers it
+/// starts: the whole group is killed on drop, also when the test fails half-way.
 struct Driver {
     child: Child,
     url: String,
@@ -25,6 +27,11 @@ struct Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -38,6 +45,7 @@ async fn driver() -> Driver {
         .unwrap()
         .port();
     let child = Command::new(DRIVER)
+        .process_group(0)
         .arg(format!("--port={port}"))
         .arg("--allowed-ips=127.0.0.1")
         .stdout(Stdio::null())
@@ -68,7 +76,8 @@ async fn browser(driver: &Driver) -> Client {
         serde_json::json!({
             "binary": CHROMIUM,
             "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,1000", "--no-first-run", "--disable-extensions"],
+                     "--window-size=1280,1000", "--no-first-run", "--disable-extensions",
+                     "--disable-crash-reporter", "--disable-breakpad"],
         }),
     );
     ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
