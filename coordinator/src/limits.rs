@@ -58,7 +58,8 @@ pub struct Limited {
 }
 
 /// Accept connections from `listener`, at most `max` open at once, as a stream for
-/// `serve_with_incoming`. The accept task ends when the stream is dropped.
+/// `serve_with_incoming` (the gRPC server; the dashboard uses [`LimitedListener`] directly).
+/// The accept task ends when the stream is dropped.
 pub fn incoming(
     listener: TcpListener,
     max: usize,
@@ -66,42 +67,25 @@ pub fn incoming(
     ReceiverStream<io::Result<Limited>>,
     tokio::task::JoinHandle<()>,
 ) {
-    let permits = Arc::new(Semaphore::new(max.max(1)));
+    let mut listener = LimitedListener::new(listener, max);
     let (tx, rx) = mpsc::channel(16);
     let task = tokio::spawn(async move {
         loop {
-            let Ok(permit) = permits.clone().acquire_owned().await else {
-                return;
-            };
-            let stream = tokio::select! {
-                accepted = listener.accept() => accepted,
+            let (limited, _) = tokio::select! {
+                accepted = axum::serve::Listener::accept(&mut listener) => accepted,
                 _ = tx.closed() => return,
             };
-            match stream {
-                Ok((stream, _)) => {
-                    let _ = stream.set_nodelay(true);
-                    let limited = Limited {
-                        stream,
-                        _permit: permit,
-                    };
-                    if tx.send(Ok(limited)).await.is_err() {
-                        return;
-                    }
-                }
-                Err(e) => {
-                    // Out of file descriptors and the like: wait, do not spin or stop serving.
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
+            if tx.send(Ok(limited)).await.is_err() {
+                return;
             }
         }
     });
     (ReceiverStream::new(rx), task)
 }
 
-/// A listener for the dashboard's HTTP server that holds at most `max` connections open;
-/// further ones wait in the accept backlog (live event streams hold theirs for as long as a
-/// page is open).
+/// A listener that holds at most `max` connections open; further ones wait in the accept
+/// backlog. The dashboard serves on it (live event streams hold their connection for as long
+/// as a page is open) and [`incoming`] feeds the gRPC server from it.
 #[derive(Debug)]
 pub struct LimitedListener {
     inner: TcpListener,
@@ -141,7 +125,8 @@ impl axum::serve::Listener for LimitedListener {
                     );
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, "dashboard accept failed");
+                    // Out of file descriptors and the like: wait, do not spin or stop serving.
+                    tracing::warn!(error = %e, "accept failed");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
             }
