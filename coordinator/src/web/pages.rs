@@ -142,20 +142,12 @@ pub(super) async fn runs(
     let details = api::details(&s).await?;
     let rates = api::rates(&s, &details).await?;
     let now = now_ms();
-    let mut live =
-        String::from("<div class=\"scroll\"><table id=\"runs\" class=\"filterable\"><thead><tr>");
-    for h in [
-        "id", "name", "kind", "state", "variants", "progress", "games/s", "figure", "created",
-    ] {
-        live.push_str(&th_sort(h));
-    }
-    live.push_str("</tr></thead><tbody>");
+    let mut rows = Vec::with_capacity(details.len());
     for (d, rate) in details.iter().zip(rates) {
         let sm = d.summary.clone().unwrap_or_default();
         let state = state_name(sm.state);
         let (fig_value, fig) = key_figure(d);
-        let _ = write!(
-            live,
+        rows.push(format!(
             "<tr data-run=\"{id}\">{idc}<td class=\"l\"><a href=\"/runs/{id}\">{name}</a></td>{kind}\
 <td class=\"l state-{state}\" data-field=\"state\" title=\"{reason}\">{state}</td>{variants}{progress}{rate}\
 <td class=\"l\" data-field=\"figure\" data-value=\"{fig_value}\">{fig}</td>{created}</tr>",
@@ -169,9 +161,16 @@ pub(super) async fn runs(
             rate = td_num(rate, &format!("{rate:.1}")),
             fig = escape(&fig),
             created = td_num(sm.created_unix_ms as f64, &ago(now, sm.created_unix_ms)),
-        );
+        ));
     }
-    live.push_str("</tbody></table></div>");
+    let mut live = table_with_class(
+        "runs",
+        "filterable",
+        &[
+            "id", "name", "kind", "state", "variants", "progress", "games/s", "figure", "created",
+        ],
+        &rows,
+    );
     if details.is_empty() {
         live.push_str(
             "<p>No runs yet: create one with <code>coordinator run create CONFIG.toml</code>.</p>",
@@ -273,7 +272,18 @@ fn figures_block(d: &pb::RunDetail, rate: f64) -> String {
 }
 
 fn table(id: &str, headers: &[&str], rows: &[String]) -> String {
-    let mut out = format!("<div class=\"scroll\"><table id=\"{id}\"><thead><tr>");
+    table_with_class(id, "", headers, rows)
+}
+
+/// A sortable table in its scrolling box; class `filterable` lets the page's filter box
+/// hide its rows.
+fn table_with_class(id: &str, class: &str, headers: &[&str], rows: &[String]) -> String {
+    let class = if class.is_empty() {
+        String::new()
+    } else {
+        format!(" class=\"{class}\"")
+    };
+    let mut out = format!("<div class=\"scroll\"><table id=\"{id}\"{class}><thead><tr>");
     for h in headers {
         out.push_str(&th_sort(h));
     }
@@ -616,8 +626,9 @@ pub(super) async fn workers(
             )
         })
         .collect();
-    let mut live = table(
+    let mut live = table_with_class(
         "workers",
+        "filterable",
         &[
             "token",
             "machine",
@@ -632,10 +643,6 @@ pub(super) async fn workers(
             "residual",
         ],
         &rows,
-    )
-    .replace(
-        "<table id=\"workers\">",
-        "<table id=\"workers\" class=\"filterable\">",
     );
     if views.is_empty() {
         live.push_str("<p>No worker has registered since the coordinator started.</p>");
