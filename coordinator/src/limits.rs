@@ -26,6 +26,12 @@ pub const CONNECTION_WINDOW: u32 = 256 * 1024;
 
 /// Streams one connection may have open at once.
 pub const MAX_STREAMS_PER_CONNECTION: u32 = 32;
+/// Quiet time after which the server pings a client. A worker whose link died without a
+/// reset (a pulled cable, a withdrawn route) would otherwise hold its connection slot, and
+/// its buffers, for as long as TCP keeps retrying: many minutes.
+pub const KEEPALIVE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long a ping may go unanswered before the connection is closed.
+pub const KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Default for [`Limits::max_connections`].
 pub const DEFAULT_MAX_CONNECTIONS: u32 = 4096;

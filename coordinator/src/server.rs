@@ -155,7 +155,9 @@ pub async fn serve(
     let mut builder = Server::builder()
         .initial_connection_window_size(limits::CONNECTION_WINDOW)
         .initial_stream_window_size(limits::CONNECTION_WINDOW)
-        .max_concurrent_streams(limits::MAX_STREAMS_PER_CONNECTION);
+        .max_concurrent_streams(limits::MAX_STREAMS_PER_CONNECTION)
+        .http2_keepalive_interval(Some(limits::KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(limits::KEEPALIVE_TIMEOUT));
     if let Some((cert, key)) = &config.tls {
         let read = |p: &PathBuf| {
             std::fs::read(p).map_err(|e| ServeError::Tls(format!("{}: {e}", p.display())))

@@ -410,6 +410,7 @@ async fn real_worker_plays_a_small_match_at_500_nodes() {
     worker::cluster::run(
         worker::cluster::ClusterConfig {
             url: server.url.clone(),
+            ca: None,
             token: e.workers[0].clone(),
             concurrency: 2,
             name: "real".into(),

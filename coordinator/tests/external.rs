@@ -40,6 +40,7 @@ async fn play_with_workers(e: &Env, server: &Server, engines: &[(&str, &Path)], 
         let (_stop, stage) = tokio::sync::watch::channel(0u8);
         let config = worker::cluster::ClusterConfig {
             url: server.url.clone(),
+            ca: None,
             token: e.workers[k].clone(),
             concurrency: 1,
             name: format!("ext-{k}"),

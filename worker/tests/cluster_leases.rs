@@ -136,6 +136,7 @@ async fn run_worker(
     let (_stage_tx, stage) = tokio::sync::watch::channel(0u8);
     let config = ClusterConfig {
         url,
+        ca: None,
         token: "t".into(),
         concurrency: 1,
         name: "scripted".into(),

@@ -123,6 +123,7 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         for i in 0..workers {
             let config = worker::cluster::ClusterConfig {
                 url: url.clone(),
+                ca: None,
                 token: worker_token.clone(),
                 concurrency: 1,
                 name: format!("local-{}", i + 1),

@@ -22,6 +22,7 @@
 mod backoff;
 pub mod engines;
 mod jobs;
+pub mod link;
 mod outbox;
 mod report;
 pub mod spool;
@@ -46,6 +47,7 @@ use tracing::Instrument;
 
 use self::backoff::Backoff;
 use self::engines::{EngineArg, Engines};
+use self::link::Link;
 use self::outbox::{Delivery, Outbox};
 use self::spool::SharedSpool;
 use crate::pair::PairSession;
@@ -55,8 +57,11 @@ use crate::record::PairResult;
 /// Settings of the cluster client.
 #[derive(Clone, Debug)]
 pub struct ClusterConfig {
-    /// Coordinator URL (`http://host:port`).
+    /// Coordinator URL (`http://host:port`, or `https://` for TLS).
     pub url: String,
+    /// PEM root certificate of a TLS coordinator whose certificate a private CA signed
+    /// (without it, `https://` trusts the public web roots).
+    pub ca: Option<PathBuf>,
     /// Worker token.
     pub token: String,
     /// Games at once.
@@ -85,6 +90,9 @@ pub enum ClusterError {
     /// The token cannot be sent.
     #[error("the token contains characters that cannot be sent")]
     BadToken,
+    /// The coordinator URL or the TLS settings cannot be used.
+    #[error(transparent)]
+    Link(#[from] link::LinkError),
     /// The coordinator refused the worker for good (bad token, unsupported version, a
     /// registration it does not accept).
     #[error("coordinator refused the worker: {0}")]
@@ -147,6 +155,7 @@ pub async fn run(config: ClusterConfig, mut stage: Stage) -> Result<(), ClusterE
             .parse()
             .map_err(|_| ClusterError::BadToken)?,
     );
+    let link = Link::new(&config.url, config.ca.as_deref())?;
     let spool_error = |source| ClusterError::Spool {
         path: config.spool.clone(),
         source,
@@ -168,6 +177,7 @@ pub async fn run(config: ClusterConfig, mut stage: Stage) -> Result<(), ClusterE
         }
         let attempt = session(
             &config,
+            &link,
             bearer.clone(),
             &spool,
             &mut stage,
@@ -211,17 +221,14 @@ impl From<Status> for Interrupted {
 /// One connection: register, resend the spool, then lease and play until told to stop.
 async fn session(
     config: &ClusterConfig,
+    link: &Link,
     bearer: Bearer,
     spool: &SharedSpool,
     stage: &mut Stage,
     backoff: &mut Backoff,
     failures: &mut Backoff,
 ) -> Result<(), Interrupted> {
-    let channel = Channel::from_shared(config.url.clone())
-        .map_err(|e| Status::invalid_argument(e.to_string()))?
-        .connect()
-        .await
-        .map_err(|e| Status::unavailable(e.to_string()))?;
+    let channel = link.connect().await?;
     let mut client = WorkerServiceClient::with_interceptor(channel, bearer)
         .max_decoding_message_size(proto::MAX_MESSAGE_BYTES);
     resend_spooled(&mut client, spool).await?;
@@ -320,8 +327,10 @@ async fn resend_spooled(client: &mut Client, spool: &SharedSpool) -> Result<(), 
         if refused.contains(&lease) {
             continue;
         }
+        let indices: Vec<u64> = req.pairs.iter().map(|p| p.index).collect();
         match client.submit(req).await {
             Ok(_) => {
+                tracing::debug!(lease, seq, pairs = ?indices, "spooled report acknowledged");
                 spool
                     .with(move |s| s.ack(lease, seq))
                     .await
@@ -476,6 +485,8 @@ async fn play_lease(
     // The first pair that failed: the reason the lease is handed back.
     let mut failure: Option<String> = None;
     let mut beat = tokio::time::interval(Duration::from_millis(reg.heartbeat_interval_ms.max(100)));
+    // After a stall (a report stuck on a dead link) one heartbeat, not a burst of them.
+    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     beat.tick().await;
     let mut stage_seen = *stage.borrow();
     loop {
@@ -546,9 +557,10 @@ async fn play_lease(
             _ = beat.tick() => {
                 let r = client.heartbeat(pb::HeartbeatRequest { worker_id, lease_ids: vec![lease_id] }).await;
                 if let Ok(r) = r {
-                    if r.into_inner().leases.first().is_some_and(|s| !s.valid) {
+                    if r.into_inner().leases.first().is_some_and(|s| !s.valid)
+                        && !stop.swap(true, Ordering::Relaxed)
+                    {
                         tracing::warn!("lease revoked");
-                        stop.store(true, Ordering::Relaxed);
                     }
                 }
             }
@@ -630,6 +642,10 @@ pub struct ClusterArgs {
     /// Games at once in cluster mode (default: all cores).
     #[arg(long = "concurrency", id = "cluster_concurrency")]
     pub concurrency: Option<usize>,
+    /// PEM root certificate of a TLS (`https://`) coordinator whose certificate a private CA
+    /// signed; without it the public web roots are trusted.
+    #[arg(long, env = "WORKER_CA")]
+    pub ca: Option<PathBuf>,
     /// Worker name shown by the coordinator.
     #[arg(long)]
     pub name: Option<String>,
@@ -678,6 +694,7 @@ pub fn run_cli(args: ClusterArgs) -> Result<(), crate::WorkerError> {
     }
     let config = ClusterConfig {
         url,
+        ca: args.ca,
         token,
         concurrency: args
             .concurrency

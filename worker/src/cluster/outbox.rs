@@ -189,13 +189,18 @@ pub(crate) async fn deliver(
     mut stage: Stage,
 ) -> Delivery {
     let (lease, seq) = (req.lease_id, req.seq);
+    let indices: Vec<u64> = req.pairs.iter().map(|p| p.index).collect();
     let spooled = req.clone();
     if let Err(e) = spool.with(move |s| s.append(&spooled)).await {
         return Delivery::Failed(Status::internal(format!("cannot spool the report: {e}")));
     }
     let outcome = super::submit_with_retry(&mut client, req, &mut stage).await;
     let (delivery, forget) = match outcome {
-        Ok(resp) => (Delivery::Acknowledged(resp), false),
+        Ok(resp) => {
+            // What the coordinator now holds for good: the multi-host test checks it.
+            tracing::debug!(lease, seq, pairs = ?indices, "report acknowledged");
+            (Delivery::Acknowledged(resp), false)
+        }
         Err(s) if lease_gone(&s) => (Delivery::LeaseGone(s), true),
         Err(s) if report_refused(&s) => (Delivery::Refused(s), true),
         Err(s) => return Delivery::Failed(s),
