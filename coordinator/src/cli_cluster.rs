@@ -72,7 +72,8 @@ pub struct RunArgs {
 /// Run subcommands.
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
-    /// Create a run from a TOML config file.
+    /// Create a run from a TOML config file, or each run of a plan file (`[[runs]]`, as in
+    /// `examples/`).
     Create {
         /// The config.
         file: PathBuf,
@@ -290,15 +291,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
             RunCommand::Create { file } => {
                 let text = std::fs::read_to_string(&file)
                     .with_context(|| format!("cannot read {}", file.display()))?;
-                let s = c
-                    .create_run(pb::CreateRunRequest { config_toml: text })
-                    .await
-                    .map_err(client::ClientError::from)?
-                    .into_inner();
-                format!(
-                    "created run {} ({}, {} pairs)\n",
-                    s.run_id, s.kind, s.pairs_total
-                )
+                let mut out = String::new();
+                for (name, config_toml) in
+                    run_configs(&text).with_context(|| format!("{}", file.display()))?
+                {
+                    let s = c
+                        .create_run(pb::CreateRunRequest { config_toml })
+                        .await
+                        .map_err(client::ClientError::from)
+                        .with_context(|| format!("run {name:?}"))?
+                        .into_inner();
+                    out.push_str(&format!(
+                        "created run {} ({}, {} pairs)\n",
+                        s.run_id, s.kind, s.pairs_total
+                    ));
+                }
+                out
             }
             RunCommand::List => {
                 let r = c
@@ -403,4 +411,88 @@ pub fn token(args: TokenArgs) -> anyhow::Result<Outcome> {
         }
     };
     Ok(Outcome { stdout, code: 0 })
+}
+
+/// The runs a `run create` file asks for, by name: one run's table, or a plan (the
+/// `[[runs]]` files of `coordinator local` and `examples/`), each of its runs in order. A plan
+/// is checked whole before anything is created. A run that takes another's tuned values
+/// (`tuned_from`) is refused: those values exist only once that run has finished, so on a
+/// cluster it is created then, with the values written in.
+pub fn run_configs(text: &str) -> anyhow::Result<Vec<(String, String)>> {
+    let table: toml::Table =
+        toml::from_str(text).map_err(|e| anyhow::anyhow!("not TOML: {}", e.message()))?;
+    if !table.contains_key("runs") {
+        let name = table
+            .get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        return Ok(vec![(name, text.to_string())]);
+    }
+    let plan = crate::local::plan::parse(text, 1.0).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(r) = plan.runs.iter().find(|r| r.tuned_from.is_some()) {
+        anyhow::bail!(
+            "run {:?} takes the tuned values of {:?} (tuned_from), which exist only once that \
+             run has finished: run this plan with `coordinator local`, or create {:?} later \
+             with the tuned values in its [first] options",
+            r.config.name,
+            r.tuned_from.as_deref().unwrap_or_default(),
+            r.config.name
+        );
+    }
+    plan.runs
+        .into_iter()
+        .map(|r| {
+            let text = toml::to_string(&r.table)
+                .map_err(|e| anyhow::anyhow!("run {:?}: {e}", r.config.name))?;
+            Ok((r.config.name, text))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_configs;
+
+    const ONE: &str = "name = \"m\"\nkind = \"match\"\ngames = 20\n[[variants]]\nvariant = \"chess\"\n[first]\nengine = \"builtin\"\n";
+
+    #[test]
+    fn a_single_run_file_is_sent_as_written() {
+        let runs = run_configs(ONE).unwrap();
+        assert_eq!(runs, vec![("m".to_string(), ONE.to_string())]);
+    }
+
+    #[test]
+    fn every_shipped_plan_without_tuned_values_splits_into_its_runs() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+        let mut split = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let plan = crate::local::plan::parse(&text, 1.0).unwrap();
+            match run_configs(&text) {
+                Ok(runs) => {
+                    assert_eq!(runs.len(), plan.runs.len(), "{}", path.display());
+                    for (name, toml) in runs {
+                        let config = crate::config::RunConfig::parse(&toml).unwrap();
+                        assert_eq!(config.name, name);
+                    }
+                    split += 1;
+                }
+                Err(e) => {
+                    assert!(plan.runs.iter().any(|r| r.tuned_from.is_some()), "{e}");
+                    assert!(e.to_string().contains("tuned_from"), "{e}");
+                }
+            }
+        }
+        assert!(split >= 3, "only {split} example plans split");
+    }
+
+    #[test]
+    fn a_bad_plan_is_refused_before_anything_is_created() {
+        let e = run_configs("[[runs]]\nname = \"x\"\nkind = \"nope\"\n").unwrap_err();
+        assert!(e.to_string().contains("kind"), "{e}");
+        let e = run_configs("runs = [").unwrap_err();
+        assert!(e.to_string().contains("not TOML"), "{e}");
+    }
 }
