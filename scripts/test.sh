@@ -7,3 +7,9 @@ cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --profile ci
+# What deploy/ ships, checked against the real schemas and validators, then a run across
+# network namespaces with TLS, a lossy link and a cut one (root only; skipped with a message
+# otherwise). Both use the binaries the tests just built.
+cargo build --workspace --profile ci --bins
+bash deploy/tests/validate.sh target/ci
+bash deploy/tests/multihost.sh target/ci
