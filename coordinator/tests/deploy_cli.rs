@@ -490,6 +490,8 @@ fn shell_words(line: &str) -> Vec<String> {
 /// The invocation on an example line: the first `coordinator`/`worker` word followed by a
 /// flag or one of its subcommands (`docker compose run coordinator coordinator token add`).
 fn example_invocation(helps: &mut Helps, source: String, line: &str) -> Option<Invocation> {
+    // A unit's override shown as an example (`ExecStart=/usr/local/bin/coordinator ...`).
+    let line = line.strip_prefix("ExecStart=").unwrap_or(line);
     let words = shell_words(line);
     for (k, word) in words.iter().enumerate() {
         let Some(program) = program_of(word) else {
