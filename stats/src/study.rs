@@ -6,6 +6,12 @@
 //! and on which move, and termination reasons; and for each rule-set against a baseline, the
 //! difference in White's score and in draw rate with a 95% interval and a two-sided p-value.
 //!
+//! Per side ([`SideFigures`]) they answer the inventor's question, "does this castling rule-set
+//! make castling easier, and what does it do to the balance?": how often and how soon a side
+//! castles, how often it loses the right first (and why), how often its king reaches a corner,
+//! and how the side scored after each castling choice; compared with the baseline, the
+//! differences in the castling and rights-lost rates.
+//!
 //! Intervals are large-sample ones (normal approximation for the score, Wilson for rates,
 //! Newcombe's hybrid score interval for a difference of rates), which is what matters for
 //! studies of thousands of games; with few games they are wide, never undefined.
@@ -78,6 +84,67 @@ pub struct GameRecord {
     pub termination: String,
     /// Castling moves, in any order.
     pub castlings: Vec<CastlingEvent>,
+    /// What else happened to each side's king on the way (at most one of each kind per side):
+    /// what answers "could a side that wanted to castle not?" and "how soon does a king reach
+    /// a corner?". Absent in records from before they were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub milestones: Vec<Milestone>,
+}
+
+/// A moment in a side's game that castling studies ask about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Milestone {
+    /// Whose.
+    pub side: Side,
+    /// What happened.
+    pub kind: MilestoneKind,
+    /// Full-move number of the move that made it happen.
+    pub move_number: u32,
+}
+
+/// What a [`Milestone`] records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MilestoneKind {
+    /// The side lost its last castling right without having castled, by moving its king.
+    RightsLostKingMoved,
+    /// ... by moving the rook that kept the last right.
+    RightsLostRookMoved,
+    /// ... because the opponent captured that rook.
+    RightsLostRookCaptured,
+    /// The side's king first stood on a corner square of its own back rank (a1/h1 on 8x8,
+    /// a1/j1 on the Gustavian board; a8/h8, a8/j8 for Black), by castling or otherwise.
+    KingCorner,
+}
+
+impl MilestoneKind {
+    /// Every kind, in a fixed order.
+    pub const ALL: [Self; 4] = [
+        Self::RightsLostKingMoved,
+        Self::RightsLostRookMoved,
+        Self::RightsLostRookCaptured,
+        Self::KingCorner,
+    ];
+
+    /// The stable id (as serialised and in the wire protocol).
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::RightsLostKingMoved => "rights-lost-king-moved",
+            Self::RightsLostRookMoved => "rights-lost-rook-moved",
+            Self::RightsLostRookCaptured => "rights-lost-rook-captured",
+            Self::KingCorner => "king-corner",
+        }
+    }
+
+    /// The kind of an id.
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.id() == id)
+    }
+
+    /// True for the three ways of losing the right to castle without castling.
+    pub fn is_rights_lost(self) -> bool {
+        !matches!(self, Self::KingCorner)
+    }
 }
 
 /// Why a study could not be made.
@@ -259,6 +326,87 @@ pub struct RulesetFigures {
     pub castling: Vec<CastlingFigures>,
     /// Termination reasons, most frequent first.
     pub terminations: Vec<TerminationFigures>,
+    /// Castling, lost rights, corners and scores per side (White first). Empty in figures from
+    /// before they were computed, and in those of a tally kept since then that has counted no
+    /// game since.
+    #[serde(default)]
+    pub sides: Vec<SideFigures>,
+}
+
+/// One side's castling figures in one rule-set: whether the rule-set lets it castle, and how
+/// its games went after each choice.
+///
+/// A side's game falls in one of three groups: it castled, it lost its last castling right
+/// without castling, or it kept a right to the end without using it. The three rates add up to
+/// one unless a record has both a castling and a rights-lost milestone for the side (the
+/// worker never writes such records; the figures still count them, in both groups).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SideFigures {
+    /// Whose figures.
+    pub side: Side,
+    /// Games these figures are over (the denominator of every rate below): all the rule-set's
+    /// games, except in a tally kept from before side figures were counted, where they are
+    /// the games counted since.
+    pub games: u64,
+    /// Share of games in which the side castled at all, any kind (Wilson interval).
+    pub castled: Rate,
+    /// Move number of the side's first castling, over the games in which it castled; `None`
+    /// if it never did.
+    pub castled_move: Option<Summary>,
+    /// Share of games in which the side lost its last castling right without having castled,
+    /// by any cause (Wilson interval).
+    pub rights_lost: Rate,
+    /// The same per cause: one entry per rights-lost [`MilestoneKind`], in the order of
+    /// [`MilestoneKind::ALL`], zero counts included so that tables line up.
+    pub rights_lost_by_cause: Vec<CauseFigures>,
+    /// Move number on which the side lost its rights, over the games in which it did; `None`
+    /// if it never did.
+    pub rights_lost_move: Option<Summary>,
+    /// Share of games in which the side neither castled nor lost its rights: the game ended
+    /// first (Wilson interval).
+    pub never_castled_kept_rights: Rate,
+    /// Share of games in which the side's king reached a corner of its back rank (Wilson
+    /// interval).
+    pub king_corner: Rate,
+    /// Move number on which the king first got there, over the games in which it did; `None`
+    /// if it never did.
+    pub king_corner_move: Option<Summary>,
+    /// The side's results after each castling choice, "did not castle" first, then by kind id.
+    ///
+    /// An observational association, not an effect of the choice: the engine castles, or
+    /// not, because of the position, and the position also decides the result, so a choice
+    /// that scores better here need not be the better choice.
+    pub by_choice: Vec<ChoiceFigures>,
+}
+
+/// How often a side lost its castling rights for one reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CauseFigures {
+    /// The reason (one of the rights-lost kinds).
+    pub cause: MilestoneKind,
+    /// Share of games in which the side lost its rights so (Wilson interval).
+    pub games: Rate,
+}
+
+/// A side's results in the games in which it made one castling choice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChoiceFigures {
+    /// The kind id of the side's first castling in the game (the earliest move; on one move,
+    /// the smallest id); `None` for the games in which the side did not castle.
+    pub kind: Option<String>,
+    /// Games in which the side chose so.
+    pub games: u64,
+    /// The side's wins in them.
+    pub wins: u64,
+    /// Draws in them.
+    pub draws: u64,
+    /// The side's losses in them.
+    pub losses: u64,
+    /// The side's mean score per game (1 win, ½ draw, 0 loss).
+    pub score: f64,
+    /// 95% interval of the score (normal approximation, clamped to [0, 1], as
+    /// [`RulesetFigures::white_score_ci`]).
+    pub score_ci: [f64; 2],
 }
 
 /// A difference between a rule-set and the baseline.
@@ -283,6 +431,23 @@ pub struct Comparison {
     pub white_score: Difference,
     /// Difference in draw rate (Newcombe interval, pooled two-proportion z-test).
     pub draw_rate: Difference,
+    /// Per side (White first), differences in the castling figures; a side appears when both
+    /// rule-sets have its [`SideFigures`]. Empty in comparisons from before they were made.
+    #[serde(default)]
+    pub sides: Vec<SideComparison>,
+}
+
+/// One side's castling figures of a rule-set against the baseline's.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SideComparison {
+    /// Whose figures.
+    pub side: Side,
+    /// Difference in [`SideFigures::castled`] (Newcombe interval, pooled two-proportion
+    /// z-test): does the rule-set make castling easier?
+    pub castled: Difference,
+    /// Difference in [`SideFigures::rights_lost`] (the same test): does it make losing the
+    /// right without castling likelier?
+    pub rights_lost: Difference,
 }
 
 /// A whole study.
@@ -355,6 +520,182 @@ impl OutcomeCounts {
             (w * (1.0 - score).powi(2) + d * (0.5 - score).powi(2) + b * score.powi(2)) / n;
         (score, variance)
     }
+
+    /// The counts as `side` sees them, its wins first: Black's are White's mirrored, so that
+    /// [`white_score_moments`](Self::white_score_moments) gives the side's score.
+    fn seen_by(self, side: Side) -> Self {
+        match side {
+            Side::White => self,
+            Side::Black => Self {
+                white_wins: self.black_wins,
+                draws: self.draws,
+                black_wins: self.white_wins,
+            },
+        }
+    }
+}
+
+/// 95% normal interval of a mean score over `n` games, clamped to the scores' range [0, 1].
+fn score_ci(score: f64, variance: f64, n: u64) -> [f64; 2] {
+    let half = z975() * (variance / n as f64).sqrt();
+    [(score - half).max(0.0), (score + half).min(1.0)]
+}
+
+/// The sides, in the order of [`RulesetFigures::sides`].
+const SIDES: [Side; 2] = [Side::White, Side::Black];
+
+/// The ways of losing the castling rights, in the order of
+/// [`SideFigures::rights_lost_by_cause`].
+const CAUSES: [MilestoneKind; 3] = [
+    MilestoneKind::RightsLostKingMoved,
+    MilestoneKind::RightsLostRookMoved,
+    MilestoneKind::RightsLostRookCaptured,
+];
+
+/// What one game amounts to for one side's figures: the single definition that both the
+/// direct path and the tally count, so that they can only differ in how they add up.
+struct SideGame<'a> {
+    /// Move number and kind of the side's first castling (earliest move; on one move, the
+    /// smallest kind id, so that the choice does not depend on the order of the events).
+    first_castling: Option<(u32, &'a str)>,
+    /// Earliest move on which the side lost its castling rights without castling, any cause.
+    rights_lost: Option<u32>,
+    /// Which causes the record names, as [`CAUSES`].
+    causes: [bool; 3],
+    /// Earliest move on which the side's king stood on a corner.
+    king_corner: Option<u32>,
+}
+
+impl<'a> SideGame<'a> {
+    fn of(game: &'a GameRecord, side: Side) -> Self {
+        let first_castling = game
+            .castlings
+            .iter()
+            .filter(|c| c.side == side)
+            .map(|c| (c.move_number, c.kind.as_str()))
+            .min();
+        let mine = || game.milestones.iter().filter(move |m| m.side == side);
+        let earliest = |wanted: fn(MilestoneKind) -> bool| {
+            mine()
+                .filter(|m| wanted(m.kind))
+                .map(|m| m.move_number)
+                .min()
+        };
+        Self {
+            first_castling,
+            rights_lost: earliest(MilestoneKind::is_rights_lost),
+            causes: CAUSES.map(|k| mine().any(|m| m.kind == k)),
+            king_corner: earliest(|k| k == MilestoneKind::KingCorner),
+        }
+    }
+
+    /// The castling kind chosen, `None` for "did not castle".
+    fn choice(&self) -> Option<&'a str> {
+        self.first_castling.map(|(_, kind)| kind)
+    }
+
+    /// Neither castled nor lost the rights: the game ended first.
+    fn kept_rights(&self) -> bool {
+        self.first_castling.is_none() && self.rights_lost.is_none()
+    }
+}
+
+/// One side's figures before the rates are made, however they were counted.
+struct SideParts {
+    side: Side,
+    games: u64,
+    /// Games in which the side castled, and the summary of its first castling's move number.
+    castled: (u64, Option<Summary>),
+    /// The same for losing the rights.
+    rights_lost: (u64, Option<Summary>),
+    /// Games per cause, as [`CAUSES`].
+    causes: [u64; 3],
+    kept_rights: u64,
+    /// The same as `castled` for the king reaching a corner.
+    king_corner: (u64, Option<Summary>),
+    /// Results per choice, in the order of [`SideFigures::by_choice`].
+    choices: Vec<(Option<String>, OutcomeCounts)>,
+}
+
+/// The figures of one side from its counts (`games` > 0).
+fn assemble_side(p: SideParts) -> SideFigures {
+    let n = p.games;
+    SideFigures {
+        side: p.side,
+        games: n,
+        castled: Rate::wilson(p.castled.0, n),
+        castled_move: p.castled.1,
+        rights_lost: Rate::wilson(p.rights_lost.0, n),
+        rights_lost_by_cause: CAUSES
+            .iter()
+            .zip(p.causes)
+            .map(|(&cause, c)| CauseFigures {
+                cause,
+                games: Rate::wilson(c, n),
+            })
+            .collect(),
+        rights_lost_move: p.rights_lost.1,
+        never_castled_kept_rights: Rate::wilson(p.kept_rights, n),
+        king_corner: Rate::wilson(p.king_corner.0, n),
+        king_corner_move: p.king_corner.1,
+        by_choice: p
+            .choices
+            .into_iter()
+            .filter(|(_, o)| o.games() > 0)
+            .map(|(kind, o)| choice_figures(p.side, kind, o))
+            .collect(),
+    }
+}
+
+/// A side's results after one choice, from the game counts (`outcomes.games()` > 0).
+fn choice_figures(side: Side, kind: Option<String>, outcomes: OutcomeCounts) -> ChoiceFigures {
+    let mine = outcomes.seen_by(side);
+    let games = mine.games();
+    let (score, variance) = mine.white_score_moments();
+    ChoiceFigures {
+        kind,
+        games,
+        wins: mine.white_wins,
+        draws: mine.draws,
+        losses: mine.black_wins,
+        score,
+        score_ci: score_ci(score, variance, games),
+    }
+}
+
+/// One side's figures from a rule-set's records (`games` not empty).
+fn side_figures_of(side: Side, games: &[&GameRecord]) -> SideFigures {
+    let per_game: Vec<(SideGame<'_>, Outcome)> = games
+        .iter()
+        .map(|g| (SideGame::of(g, side), g.result))
+        .collect();
+    let count =
+        |hit: &dyn Fn(&SideGame<'_>) -> bool| per_game.iter().filter(|(s, _)| hit(s)).count();
+    let occurrence = |at: fn(&SideGame<'_>) -> Option<u32>| {
+        let mut moves: Vec<f64> = per_game
+            .iter()
+            .filter_map(|(s, _)| at(s))
+            .map(f64::from)
+            .collect();
+        (moves.len() as u64, Summary::of(&mut moves))
+    };
+    let mut choices: BTreeMap<Option<&str>, OutcomeCounts> = BTreeMap::new();
+    for (s, outcome) in &per_game {
+        choices.entry(s.choice()).or_default().add(*outcome);
+    }
+    assemble_side(SideParts {
+        side,
+        games: per_game.len() as u64,
+        castled: occurrence(|s| s.first_castling.map(|(m, _)| m)),
+        rights_lost: occurrence(|s| s.rights_lost),
+        causes: std::array::from_fn(|i| count(&|s| s.causes[i]) as u64),
+        kept_rights: count(&|s| s.kept_rights()) as u64,
+        king_corner: occurrence(|s| s.king_corner),
+        choices: choices
+            .into_iter()
+            .map(|(k, o)| (k.map(str::to_string), o))
+            .collect(),
+    })
 }
 
 /// Per (side, castling kind), from a rule-set's records.
@@ -405,12 +746,14 @@ fn figures_of(id: &str, games: &[&GameRecord]) -> Option<RulesetFigures> {
         *reasons.entry(g.termination.as_str()).or_default() += 1;
     }
     let reasons = reasons.into_iter().map(|(r, c)| (r.to_string(), c));
+    let sides = SIDES.map(|side| side_figures_of(side, games)).to_vec();
     Some(assemble(
         id,
         outcomes,
         Summary::of(&mut plies)?,
         castling,
         reasons,
+        sides,
     ))
 }
 
@@ -422,10 +765,10 @@ fn assemble(
     plies: Summary,
     castling: Vec<CastlingFigures>,
     reasons: impl IntoIterator<Item = (String, u64)>,
+    sides: Vec<SideFigures>,
 ) -> RulesetFigures {
     let n = outcomes.games();
     let (score, variance) = outcomes.white_score_moments();
-    let half = z975() * (variance / n as f64).sqrt();
     let mut terminations: Vec<TerminationFigures> = reasons
         .into_iter()
         .map(|(reason, c)| TerminationFigures {
@@ -451,19 +794,20 @@ fn assemble(
         draws,
         black_wins,
         white_score: score,
-        white_score_ci: [(score - half).max(0.0), (score + half).min(1.0)],
+        white_score_ci: score_ci(score, variance, n),
         white_score_variance: variance,
         draw_rate: Rate::wilson(draws, n),
         decisive_rate: Rate::wilson(white_wins + black_wins, n),
         plies,
         castling,
         terminations,
+        sides,
     }
 }
 
 /// Running totals of one rule-set's games: what [`RulesetFigures`] needs, in memory bounded by
 /// the number of distinct values seen (game lengths, castling kinds and move numbers,
-/// termination reasons), whatever the number of games.
+/// milestone move numbers, termination reasons), whatever the number of games.
 ///
 /// Update it with [`add`](Self::add) per game, combine partial tallies with
 /// [`merge`](Self::merge), store it with serde (JSON round trips are lossless: only integer
@@ -479,6 +823,91 @@ pub struct RulesetTally {
     castling: BTreeMap<Side, BTreeMap<String, CastlingTally>>,
     /// Termination reason → games.
     terminations: BTreeMap<String, u64>,
+    /// Side → what its games amounted to. Absent from tallies stored before it was kept:
+    /// those load with it empty, and count from then on (their side figures are over the
+    /// games counted since, see [`SideFigures::games`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    sides: BTreeMap<Side, SideTally>,
+}
+
+/// Running totals of one side's games: [`SideFigures`] in counts and histograms.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct SideTally {
+    /// Games counted.
+    games: u64,
+    /// Move number of the side's first castling → games.
+    castled: BTreeMap<u32, u64>,
+    /// Move number on which the side lost its rights → games.
+    rights_lost: BTreeMap<u32, u64>,
+    /// Rights-lost cause → games (causes never seen are absent).
+    rights_lost_by_cause: BTreeMap<MilestoneKind, u64>,
+    /// Games in which the side neither castled nor lost its rights.
+    kept_rights: u64,
+    /// Move number on which the king first reached a corner → games.
+    king_corner: BTreeMap<u32, u64>,
+    /// Kind of the side's first castling → results of those games.
+    choices: BTreeMap<String, OutcomeCounts>,
+    /// Results of the games in which the side did not castle.
+    not_castled: OutcomeCounts,
+}
+
+impl SideTally {
+    fn add(&mut self, game: &SideGame<'_>, outcome: Outcome) {
+        self.games += 1;
+        match game.first_castling {
+            Some((move_number, kind)) => {
+                *self.castled.entry(move_number).or_default() += 1;
+                self.choices
+                    .entry(kind.to_string())
+                    .or_default()
+                    .add(outcome);
+            }
+            None => self.not_castled.add(outcome),
+        }
+        if let Some(move_number) = game.rights_lost {
+            *self.rights_lost.entry(move_number).or_default() += 1;
+        }
+        for (&cause, hit) in CAUSES.iter().zip(game.causes) {
+            if hit {
+                *self.rights_lost_by_cause.entry(cause).or_default() += 1;
+            }
+        }
+        self.kept_rights += u64::from(game.kept_rights());
+        if let Some(move_number) = game.king_corner {
+            *self.king_corner.entry(move_number).or_default() += 1;
+        }
+    }
+
+    fn merge(&mut self, other: &Self) {
+        self.games += other.games;
+        add_counts(&mut self.castled, &other.castled);
+        add_counts(&mut self.rights_lost, &other.rights_lost);
+        add_counts(&mut self.rights_lost_by_cause, &other.rights_lost_by_cause);
+        self.kept_rights += other.kept_rights;
+        add_counts(&mut self.king_corner, &other.king_corner);
+        for (kind, o) in &other.choices {
+            self.choices.entry(kind.clone()).or_default().merge(o);
+        }
+        self.not_castled.merge(&other.not_castled);
+    }
+
+    /// The side's figures (`games` > 0).
+    fn figures(&self, side: Side) -> SideFigures {
+        let occurrence = |h: &BTreeMap<u32, u64>| (h.values().sum(), Summary::of_histogram(h));
+        let choices = std::iter::once((None, self.not_castled))
+            .chain(self.choices.iter().map(|(k, &o)| (Some(k.clone()), o)))
+            .collect();
+        assemble_side(SideParts {
+            side,
+            games: self.games,
+            castled: occurrence(&self.castled),
+            rights_lost: occurrence(&self.rights_lost),
+            causes: CAUSES.map(|c| self.rights_lost_by_cause.get(&c).copied().unwrap_or(0)),
+            kept_rights: self.kept_rights,
+            king_corner: occurrence(&self.king_corner),
+            choices,
+        })
+    }
 }
 
 /// Running totals of one side's castling kind.
@@ -536,6 +965,12 @@ impl RulesetTally {
             t.games += u64::from(first);
             *t.by_move.entry(c.move_number).or_default() += 1;
         }
+        for side in SIDES {
+            self.sides
+                .entry(side)
+                .or_default()
+                .add(&SideGame::of(game, side), game.result);
+        }
     }
 
     /// Add another tally's games to this one (the tally of the union of both sets of games).
@@ -548,6 +983,9 @@ impl RulesetTally {
             for (kind, t) in kinds {
                 mine.entry(kind.clone()).or_default().merge(t);
             }
+        }
+        for (side, t) in &other.sides {
+            self.sides.entry(*side).or_default().merge(t);
         }
     }
 
@@ -578,12 +1016,19 @@ impl RulesetTally {
             })
             .collect();
         let reasons = self.terminations.iter().map(|(r, &c)| (r.clone(), c));
+        let sides = self
+            .sides
+            .iter()
+            .filter(|(_, t)| t.games > 0)
+            .map(|(&side, t)| t.figures(side))
+            .collect();
         Some(assemble(
             ruleset,
             self.results,
             Summary::of_histogram(&self.plies)?,
             castling,
             reasons,
+            sides,
         ))
     }
 }
@@ -694,25 +1139,44 @@ pub fn compare_pair(a: &RulesetFigures, b: &RulesetFigures) -> Comparison {
         ci: [d - z * se, d + z * se],
         p_value: p_value(d, se),
     };
-    // Draw rate: Newcombe's hybrid score interval from the two Wilson intervals; p-value from
-    // the pooled two-proportion z-test.
-    let (pa, pb) = (a.draw_rate.rate, b.draw_rate.rate);
-    let (la, ua) = (a.draw_rate.ci[0], a.draw_rate.ci[1]);
-    let (lb, ub) = (b.draw_rate.ci[0], b.draw_rate.ci[1]);
-    let dd = pa - pb;
-    let lo = dd - ((pa - la).powi(2) + (ub - pb).powi(2)).sqrt();
-    let hi = dd + ((ua - pa).powi(2) + (pb - lb).powi(2)).sqrt();
-    let pooled = (a.draws + b.draws) as f64 / (na + nb);
-    let se_pooled = (pooled * (1.0 - pooled) * (1.0 / na + 1.0 / nb)).sqrt();
+    let sides = a
+        .sides
+        .iter()
+        .filter_map(|sa| {
+            let sb = b.sides.iter().find(|sb| sb.side == sa.side)?;
+            Some(SideComparison {
+                side: sa.side,
+                castled: rate_difference(&sa.castled, &sb.castled),
+                rights_lost: rate_difference(&sa.rights_lost, &sb.rights_lost),
+            })
+        })
+        .collect();
     Comparison {
         ruleset: a.ruleset.clone(),
         baseline: b.ruleset.clone(),
         white_score,
-        draw_rate: Difference {
-            estimate: dd,
-            ci: [lo, hi],
-            p_value: p_value(dd, se_pooled),
-        },
+        draw_rate: rate_difference(&a.draw_rate, &b.draw_rate),
+        sides,
+    }
+}
+
+/// Rate `a` minus rate `b` (both with `total` > 0): Newcombe's hybrid score interval from the
+/// two Wilson intervals, which unlike the Wald interval behaves at rates near 0 or 1 (a side
+/// that nearly always castles); p-value from the pooled two-proportion z-test.
+fn rate_difference(a: &Rate, b: &Rate) -> Difference {
+    let (na, nb) = (a.total as f64, b.total as f64);
+    let (pa, pb) = (a.rate, b.rate);
+    let (la, ua) = (a.ci[0], a.ci[1]);
+    let (lb, ub) = (b.ci[0], b.ci[1]);
+    let d = pa - pb;
+    let lo = d - ((pa - la).powi(2) + (ub - pb).powi(2)).sqrt();
+    let hi = d + ((ua - pa).powi(2) + (pb - lb).powi(2)).sqrt();
+    let pooled = (a.count + b.count) as f64 / (na + nb);
+    let se_pooled = (pooled * (1.0 - pooled) * (1.0 / na + 1.0 / nb)).sqrt();
+    Difference {
+        estimate: d,
+        ci: [lo, hi],
+        p_value: p_value(d, se_pooled),
     }
 }
 
@@ -763,6 +1227,7 @@ mod tests {
             }
             .into(),
             castlings,
+            milestones: Vec::new(),
         }
     }
 
@@ -919,6 +1384,176 @@ mod tests {
         assert_eq!(Some(f), ruleset_figures(&[twice, once]).pop());
         assert_eq!(RulesetTally::new().figures("ext"), None);
         assert_eq!(t.plies.len(), 2);
+    }
+
+    fn milestone(side: Side, kind: MilestoneKind, move_number: u32) -> Milestone {
+        Milestone {
+            side,
+            kind,
+            move_number,
+        }
+    }
+
+    /// Five games whose side figures are counted by hand in
+    /// [`side_figures_of_a_handful_of_games`].
+    fn castling_study() -> Vec<GameRecord> {
+        use MilestoneKind::*;
+        use Side::*;
+        let with = |mut g: GameRecord, milestones: Vec<Milestone>| {
+            g.milestones = milestones;
+            g
+        };
+        vec![
+            with(
+                game(
+                    "r",
+                    Outcome::WhiteWin,
+                    70,
+                    vec![castle(White, "O-O", 8), castle(Black, "O-O-O", 12)],
+                ),
+                vec![milestone(White, KingCorner, 20)],
+            ),
+            with(
+                game("r", Outcome::Draw, 80, vec![castle(White, "O-O", 10)]),
+                vec![
+                    milestone(Black, RightsLostKingMoved, 6),
+                    milestone(Black, KingCorner, 15),
+                ],
+            ),
+            with(
+                game("r", Outcome::BlackWin, 90, vec![castle(Black, "O-O", 9)]),
+                vec![milestone(White, RightsLostRookCaptured, 14)],
+            ),
+            game("r", Outcome::Draw, 100, vec![]),
+            // A second castling (extended rules): the choice is the first, on move 6.
+            with(
+                game(
+                    "r",
+                    Outcome::WhiteWin,
+                    110,
+                    vec![castle(White, "O-O", 20), castle(White, "O-O-O", 6)],
+                ),
+                vec![milestone(Black, RightsLostRookMoved, 11)],
+            ),
+        ]
+    }
+
+    /// A choice as (kind, games, wins, draws, losses, score).
+    type Choice<'a> = (Option<&'a str>, u64, u64, u64, u64, f64);
+
+    fn choices(s: &SideFigures) -> Vec<Choice<'_>> {
+        s.by_choice
+            .iter()
+            .map(|c| {
+                let kind = c.kind.as_deref();
+                (kind, c.games, c.wins, c.draws, c.losses, c.score)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn side_figures_of_a_handful_of_games() {
+        let records = castling_study();
+        let f = ruleset_figures(&records).pop().unwrap();
+        let [white, black] = [&f.sides[0], &f.sides[1]];
+        assert_eq!((white.side, white.games), (Side::White, 5));
+        assert_eq!((black.side, black.games), (Side::Black, 5));
+
+        // White castled in games 1, 2, 5 (first on moves 8, 10, 6), lost its rights in game 3
+        // (rook captured, move 14), kept them in game 4, reached a corner in game 1.
+        assert_eq!((white.castled.count, white.castled.total), (3, 5));
+        let m = white.castled_move.unwrap();
+        assert_eq!((m.median, m.q1, m.q3, m.mean), (8.0, 7.0, 9.0, 8.0));
+        assert_eq!(white.rights_lost.count, 1);
+        assert_eq!(white.rights_lost_move.unwrap().median, 14.0);
+        let causes: Vec<_> = white
+            .rights_lost_by_cause
+            .iter()
+            .map(|c| (c.cause, c.games.count))
+            .collect();
+        assert_eq!(
+            causes,
+            [
+                (MilestoneKind::RightsLostKingMoved, 0),
+                (MilestoneKind::RightsLostRookMoved, 0),
+                (MilestoneKind::RightsLostRookCaptured, 1)
+            ]
+        );
+        assert_eq!(white.never_castled_kept_rights.count, 1);
+        assert_eq!(white.king_corner.count, 1);
+        assert_eq!(white.king_corner_move.unwrap().max, 20.0);
+        assert_eq!(
+            choices(white),
+            [
+                (None, 2, 0, 1, 1, 0.25),
+                (Some("O-O"), 2, 1, 1, 0, 0.75),
+                (Some("O-O-O"), 1, 1, 0, 0, 1.0)
+            ]
+        );
+        // Scores 1 and ½: variance 1/16, half-width 1.96 · √(1/32).
+        let ci = white.by_choice[1].score_ci;
+        assert!((ci[0] - 0.40352).abs() < 1e-5 && ci[1] == 1.0, "{ci:?}");
+
+        // Black castled in games 1 and 3 (moves 12, 9), lost its rights in games 2 (king, move
+        // 6) and 5 (rook, move 11), kept them in game 4, reached a corner in game 2.
+        assert_eq!(black.castled.count, 2);
+        assert_eq!(black.castled_move.unwrap().median, 10.5);
+        assert_eq!(black.rights_lost.count, 2);
+        assert_eq!(black.rights_lost_move.unwrap().median, 8.5);
+        let causes: Vec<u64> = black
+            .rights_lost_by_cause
+            .iter()
+            .map(|c| c.games.count)
+            .collect();
+        assert_eq!(causes, [1, 1, 0]);
+        assert_eq!(black.never_castled_kept_rights.count, 1);
+        assert_eq!(black.king_corner_move.unwrap().min, 15.0);
+        assert_eq!(
+            choices(black),
+            [
+                (None, 3, 0, 2, 1, 1.0 / 3.0),
+                (Some("O-O"), 1, 1, 0, 0, 1.0),
+                (Some("O-O-O"), 1, 0, 0, 1, 0.0)
+            ]
+        );
+
+        let tally: StudyTally = records.iter().collect();
+        assert_eq!(tally.ruleset_figures(), vec![f]);
+    }
+
+    #[test]
+    fn side_comparisons_with_a_baseline() {
+        let mut records = castling_study();
+        // Nobody castles in the baseline; White always loses its rights (king, move 5).
+        for _ in 0..5 {
+            let mut g = game("base", Outcome::Draw, 60, vec![]);
+            g.milestones = vec![milestone(
+                Side::White,
+                MilestoneKind::RightsLostKingMoved,
+                5,
+            )];
+            records.push(g);
+        }
+        let s = study(&records, Some("base")).unwrap();
+        let sides = &s.comparisons[0].sides;
+        assert_eq!(sides.len(), 2);
+        let close = |d: &Difference, estimate: f64| {
+            assert!((d.estimate - estimate).abs() < 1e-12, "{d:?}");
+            assert!(d.ci[0] <= d.estimate && d.estimate <= d.ci[1], "{d:?}");
+            assert!((0.0..=1.0).contains(&d.p_value), "{d:?}");
+        };
+        let [white, black] = [&sides[0], &sides[1]];
+        assert_eq!((white.side, black.side), (Side::White, Side::Black));
+        close(&white.castled, 0.6);
+        close(&white.rights_lost, -0.8);
+        close(&black.castled, 0.4);
+        close(&black.rights_lost, 0.4);
+        // 3 of 5 against 0 of 5: pooled p = 0.3, z = 0.6 / √(0.3 · 0.7 · 0.4) ≈ 2.070.
+        assert!((white.castled.p_value - 0.03843).abs() < 1e-4, "{white:?}");
+        assert_eq!(
+            s.comparisons[0].draw_rate,
+            rate_difference(&s.rulesets[1].draw_rate, &s.rulesets[0].draw_rate)
+        );
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use proptest::prelude::*;
 use stats::study::{
-    ruleset_figures, study, CastlingEvent, GameRecord, Outcome, RulesetTally, Side, Study,
-    StudyError, StudyTally,
+    ruleset_figures, study, CastlingEvent, GameRecord, Milestone, MilestoneKind, Outcome,
+    RulesetTally, Side, Study, StudyError, StudyTally,
 };
 
 const RULESETS: [&str; 4] = ["std", "luft", "two_rooks", "latte"];
@@ -40,6 +40,39 @@ fn castlings() -> impl Strategy<Value = Vec<CastlingEvent>> {
     })
 }
 
+/// Milestones in any order, at most one per side and kind; now and then two ways of losing the
+/// rights for one side (which the figures must count once); move numbers in a narrow range, so
+/// that ties are common. [`consistent`] then drops what contradicts the castlings.
+fn milestones() -> impl Strategy<Value = Vec<Milestone>> {
+    let side = prop_oneof![Just(Side::White), Just(Side::Black)];
+    let kind = (0..MilestoneKind::ALL.len()).prop_map(|i| MilestoneKind::ALL[i]);
+    prop::collection::vec((side, kind, 1u32..30), 0..5).prop_map(|events| {
+        let mut seen = Vec::new();
+        events
+            .into_iter()
+            .filter(|&(side, kind, _)| {
+                let first = !seen.contains(&(side, kind));
+                seen.push((side, kind));
+                first
+            })
+            .map(|(side, kind, move_number)| Milestone {
+                side,
+                kind,
+                move_number,
+            })
+            .collect()
+    })
+}
+
+/// The milestones a worker could record next to these castlings: a side that castled did
+/// not lose its rights without castling.
+fn consistent(milestones: Vec<Milestone>, castlings: &[CastlingEvent]) -> Vec<Milestone> {
+    milestones
+        .into_iter()
+        .filter(|m| !m.kind.is_rights_lost() || castlings.iter().all(|c| c.side != m.side))
+        .collect()
+}
+
 fn record() -> impl Strategy<Value = GameRecord> {
     (
         // Skewed, so that some rule-sets have few games (or one) and others many.
@@ -49,14 +82,18 @@ fn record() -> impl Strategy<Value = GameRecord> {
         prop_oneof![1u32..600, 38u32..42],
         0..REASONS.len(),
         castlings(),
+        milestones(),
     )
-        .prop_map(|(ruleset, result, plies, reason, castlings)| GameRecord {
-            ruleset: RULESETS[ruleset].to_string(),
-            result,
-            plies,
-            termination: REASONS[reason].to_string(),
-            castlings,
-        })
+        .prop_map(
+            |(ruleset, result, plies, reason, castlings, milestones)| GameRecord {
+                ruleset: RULESETS[ruleset].to_string(),
+                result,
+                plies,
+                termination: REASONS[reason].to_string(),
+                milestones: consistent(milestones, &castlings),
+                castlings,
+            },
+        )
 }
 
 fn records() -> impl Strategy<Value = Vec<GameRecord>> {
@@ -167,6 +204,7 @@ fn a_tally_grows_with_distinct_values_not_with_games() {
             kind: "O-O".into(),
             move_number: 8 + i % 5,
         }],
+        milestones: Vec::new(),
     };
     let mut tally = StudyTally::new();
     let mut size_at = Vec::new();
@@ -179,4 +217,102 @@ fn a_tally_grows_with_distinct_values_not_with_games() {
     assert_eq!(tally.games(), 20_000);
     // Only the counts' digits grow.
     assert!(size_at[1] < size_at[0] + 200, "{size_at:?}");
+}
+
+/// The games `data/study_tally_before_sides.json` was made from, by the tally as it was before
+/// side figures: a [`StudyTally`] serialised then, with `milestones` in no record.
+fn games_before_sides() -> Vec<GameRecord> {
+    let game =
+        |ruleset: &str, result, plies, termination: &str, castlings: &[(Side, &str, u32)]| {
+            GameRecord {
+                ruleset: ruleset.into(),
+                result,
+                plies,
+                termination: termination.into(),
+                castlings: castlings
+                    .iter()
+                    .map(|&(side, kind, move_number)| CastlingEvent {
+                        side,
+                        kind: kind.into(),
+                        move_number,
+                    })
+                    .collect(),
+                milestones: Vec::new(),
+            }
+        };
+    use Outcome::*;
+    use Side::*;
+    vec![
+        game(
+            "std",
+            WhiteWin,
+            81,
+            "checkmate",
+            &[(White, "O-O", 7), (Black, "O-O-O", 11)],
+        ),
+        game("std", Draw, 120, "repetition", &[(White, "O-O", 9)]),
+        game("std", BlackWin, 64, "checkmate", &[]),
+        game("latte", Draw, 97, "adjudication", &[(Black, "long", 14)]),
+        game("latte", WhiteWin, 55, "checkmate", &[(White, "short", 6)]),
+    ]
+}
+
+fn data(name: &str) -> String {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The coordinator keeps its tallies as JSON: one stored before the side figures must load,
+/// give the figures it gave, and count new games, side figures included, from then on.
+#[test]
+fn a_tally_stored_before_side_figures_loads_and_keeps_counting() {
+    let old = games_before_sides();
+    let mut tally: StudyTally =
+        serde_json::from_str(&data("study_tally_before_sides.json")).unwrap();
+    assert_eq!(tally.games(), old.len() as u64);
+    let mut expected = ruleset_figures(&old);
+    for f in &mut expected {
+        f.sides.clear();
+    }
+    assert_eq!(tally.ruleset_figures(), expected);
+    let reloaded: StudyTally =
+        serde_json::from_str(&serde_json::to_string(&tally).unwrap()).unwrap();
+    assert_eq!(reloaded, tally);
+
+    // New games, with milestones: the rule-set's figures cover old and new games alike, the
+    // side figures the new ones only.
+    let mut new = games_before_sides();
+    new.truncate(2);
+    new[1].milestones = vec![Milestone {
+        side: Side::Black,
+        kind: MilestoneKind::RightsLostRookMoved,
+        move_number: 12,
+    }];
+    tally.extend(&new);
+    let all: Vec<GameRecord> = old.iter().chain(&new).cloned().collect();
+    let std = tally.ruleset("std").unwrap().figures("std").unwrap();
+    let mut expected = ruleset_figures(&all).pop().unwrap();
+    expected.sides = ruleset_figures(&new).pop().unwrap().sides;
+    assert_eq!(std, expected);
+    assert_eq!((std.games, std.sides[0].games), (5, 2));
+    assert_eq!(std.sides[1].rights_lost.count, 1);
+    // Latte counted no new game: still no side figures, and so no side comparison.
+    let s = tally.study(Some("std")).unwrap();
+    assert!(s.rulesets[0].sides.is_empty());
+    assert!(s.comparisons[0].sides.is_empty());
+}
+
+/// Figures and comparisons stored before the side figures (a run's saved study) still load.
+#[test]
+fn a_study_stored_before_side_figures_loads() {
+    let old: Study = serde_json::from_str(&data("study_before_sides.json")).unwrap();
+    let tally: StudyTally = games_before_sides().iter().collect();
+    let mut now = tally.study(Some("std")).unwrap();
+    for f in &mut now.rulesets {
+        f.sides.clear();
+    }
+    for c in &mut now.comparisons {
+        c.sides.clear();
+    }
+    assert_eq!(old, now);
 }
