@@ -1,17 +1,50 @@
 //! PGN: the writer for finished games and a reader that replays them under the project's rules.
 //!
-//! Tags: the seven of the standard roster, then `Variant`, `Ruleset`, `FEN`, `SetUp`,
+//! Tags: the seven of the standard roster, then the rules tags (below), `FEN` and `SetUp`,
 //! `TimeControl`, `Termination` (our termination id) and `PlyCount`. Moves in SAN as RULES.md
 //! spells it (`O-O-L`, `O-O-O-R`, `O-O-3`, `Sxa1`); each engine move carries a comment with its
 //! score from the mover's view and depth (`{+0.35/12}`, `{-M3/9}`), plus the thinking time when
 //! time decides the game (so games at fixed nodes write identical PGN).
+//!
+//! # Rules tags
+//!
+//! Chosen so that a standard reader (python-chess, pgn-reader + shakmaty, ...) either replays a
+//! game correctly or refuses it, and never misreads it:
+//!
+//! | rules | `Variant` | `VariantFamily` | `Ruleset` | `FEN`, `SetUp "1"` |
+//! |---|---|---|---|---|
+//! | `chess` | none | `chess` | `normal` | unless it starts from the orthodox start |
+//! | `latte` `normal` | none | `latte` | `normal` | always |
+//! | `latte` `luft`, `tworooks`, `both` | `latte` | `latte` | the rule-set | always |
+//! | `secutor` `extended`, `orthodox` | `secutor` | `secutor` | the rule-set | always |
+//!
+//! Latte under `normal` is orthodox chess from a set-up position: the king and the castling
+//! rooks start on e1, a1 and h1 (e8, a8, h8), its FEN castling field is `KQkq` (the `G`/`B`
+//! letters are written only where they matter) and O-O/O-O-O are the orthodox moves. So a
+//! standard reader replays it from `FEN` as it is, and a `Variant` tag would only make it refuse
+//! (python-chess: "unsupported variant"). The other rule-sets add castlings no standard reader
+//! knows (`O-O-L`, `O-O-R`, and FEN letters `G`/`B` that Shredder-FEN readers would take for
+//! rook files), and Secutor is played on another board: there `Variant` names the game so that
+//! standard readers stop at it. `VariantFamily` and `Ruleset` are tags standard readers ignore;
+//! every game we write carries them with the project's variant and rule-set ids. (Latte's
+//! four knights, bishops and rooks a side are more than promotions give from chess's start:
+//! shakmaty's strict setup refuses its positions as "too much material", so a reader built on
+//! it needs `PositionError::ignore_too_much_material`; python-chess takes them as they are.)
+//!
+//! Reading ([`PgnGame::rules`]): `VariantFamily` names the variant; a `Variant` tag other than a
+//! standard name ([`STANDARD_VARIANT_NAMES`]) must agree with it, and names the variant alone in
+//! files older than `VariantFamily` (which wrote `[Variant "latte"]` and `[Ruleset "normal"]`
+//! for every Latte game); with neither tag the game is chess. A missing `Ruleset` means the
+//! variant's default. Where the tags say orthodox chess to standard readers (no `Variant`, or a
+//! standard name), rules that are not orthodox chess, and Latte without a `FEN` tag, are
+//! refused: standard readers would misread that file, so we do not guess.
 
 use std::fmt::Write as _;
 
 use engine::dispatch::{with_position, WithPosition};
 use engine::error::{FenError, MoveError, RulesError};
 use engine::search::MATE_BOUND;
-use engine::{Game, Outcome, Position, Rules};
+use engine::{Game, Outcome, Position, Rules, Ruleset, Variant};
 use thiserror::Error;
 
 use crate::limits::TimeControl;
@@ -75,6 +108,52 @@ pub fn score_text(score: i32) -> String {
     }
 }
 
+/// The tag naming the variant: only where standard readers must refuse the game (see the
+/// module doc), since any value but a standard one makes them stop.
+pub const VARIANT_TAG: &str = "Variant";
+/// The tag with the project's variant id, in every game: standard readers ignore it, so it can
+/// name Latte where `Variant` must stay silent.
+pub const VARIANT_FAMILY_TAG: &str = "VariantFamily";
+/// The tag with the project's rule-set id, in every game.
+pub const RULESET_TAG: &str = "Ruleset";
+
+/// `Variant` values that standard readers take for orthodox chess (python-chess's aliases of its
+/// standard board but `Illegal`), compared ignoring case: our reader treats them as no tag.
+pub const STANDARD_VARIANT_NAMES: [&str; 5] =
+    ["standard", "chess", "classical", "normal", "from position"];
+
+/// Whether standard readers replay games under `rules` correctly as orthodox chess from their
+/// FEN: orthodox chess itself, and Latte under `normal` (orthodox rules, king and castling
+/// rooks on the orthodox squares).
+pub fn reads_as_orthodox(rules: Rules) -> bool {
+    match rules.variant() {
+        Variant::Chess => true,
+        Variant::Latte => rules.ruleset() == Ruleset::Normal,
+        Variant::Secutor => false,
+    }
+}
+
+/// The rules tags and the start position's `FEN`/`SetUp`, in the order they are written.
+fn rules_tags(rules: Rules, start_fen: &str) -> Vec<(&'static str, String)> {
+    let mut tags = Vec::with_capacity(5);
+    if !reads_as_orthodox(rules) {
+        tags.push((VARIANT_TAG, rules.variant().id().to_string()));
+    }
+    tags.push((VARIANT_FAMILY_TAG, rules.variant().id().to_string()));
+    tags.push((RULESET_TAG, rules.ruleset().id().to_string()));
+    if !is_orthodox_start(rules, start_fen) {
+        tags.push(("FEN", start_fen.to_string()));
+        tags.push(("SetUp", "1".to_string()));
+    }
+    tags
+}
+
+/// Whether a game needs no `FEN` tag: every reader, ours included, starts a game without one
+/// from the orthodox start, which only orthodox chess has.
+fn is_orthodox_start(rules: Rules, start_fen: &str) -> bool {
+    rules.variant() == Variant::Chess && start_fen == rules.start_fen()
+}
+
 /// Writes one game.
 pub fn write_game(
     record: &GameRecord,
@@ -85,7 +164,7 @@ pub fn write_game(
 ) -> String {
     let mut out = String::new();
     let result = record.result.pgn();
-    let tags: [(&str, String); 14] = [
+    let mut tags: Vec<(&str, String)> = vec![
         ("Event", options.event.clone()),
         ("Site", options.site.clone()),
         ("Date", options.date.clone()),
@@ -93,14 +172,13 @@ pub fn write_game(
         ("White", record.white.clone()),
         ("Black", record.black.clone()),
         ("Result", result.to_string()),
-        ("Variant", rules.variant().id().to_string()),
-        ("Ruleset", rules.ruleset().id().to_string()),
-        ("FEN", record.start_fen.clone()),
-        ("SetUp", "1".to_string()),
+    ];
+    tags.extend(rules_tags(rules, &record.start_fen));
+    tags.extend([
         ("TimeControl", tc.pgn_tag()),
         ("Termination", record.termination.id().to_string()),
         ("PlyCount", record.plies.to_string()),
-    ];
+    ]);
     for (name, value) in tags {
         let _ = writeln!(out, "[{name} \"{}\"]", escape(&value));
     }
@@ -166,13 +244,13 @@ pub enum PgnError {
         /// What is wrong.
         detail: String,
     },
-    /// Unknown variant or rule-set tag.
+    /// Unknown variant or rule-set tag, or rules tags that disagree.
     #[error("PGN game {game}: {source}")]
     Rules {
         /// 1-based game number.
         game: usize,
         /// The error.
-        source: RulesError,
+        source: RulesTagError,
     },
     /// A bad FEN tag.
     #[error("PGN game {game}: FEN tag: {source}")]
@@ -193,6 +271,42 @@ pub enum PgnError {
         san: String,
         /// The error.
         source: MoveError,
+    },
+}
+
+/// Why a game's rules tags name no rules we can replay it under.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum RulesTagError {
+    /// An unknown variant or rule-set id, or a rule-set of another variant.
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    /// `Variant` and `VariantFamily` name different games.
+    #[error("tags disagree: Variant {variant:?} but VariantFamily {family:?}")]
+    Disagree {
+        /// The `Variant` tag.
+        variant: String,
+        /// The `VariantFamily` tag.
+        family: String,
+    },
+    /// The tags say orthodox chess to standard readers (no `Variant`, or a standard name) but
+    /// name rules that are not: those readers would misread the game, so we do not guess.
+    #[error(
+        "tags name {rules}, which is not orthodox chess, without a Variant tag that says so \
+         (standard readers would misread it)"
+    )]
+    NotOrthodox {
+        /// The rules `VariantFamily` and `Ruleset` name.
+        rules: Rules,
+    },
+    /// The tags say orthodox chess to standard readers and name Latte under `normal`, but
+    /// give no `FEN`: standard readers would start from the orthodox start.
+    #[error(
+        "tags name {rules} without a FEN tag or a Variant tag naming it \
+         (standard readers would start from the orthodox start)"
+    )]
+    MissingFen {
+        /// The rules `VariantFamily` and `Ruleset` name.
+        rules: Rules,
     },
 }
 
@@ -229,14 +343,42 @@ impl PgnGame {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The rules from the `Variant` and `Ruleset` tags (orthodox chess without them).
-    pub fn rules(&self) -> Result<Rules, RulesError> {
-        let variant = match self.tag("Variant") {
-            None => "chess",
-            Some(v) if v.eq_ignore_ascii_case("standard") => "chess",
-            Some(v) => v,
-        };
-        Rules::parse(variant, self.tag("Ruleset"))
+    /// The rules from the `Variant`, `VariantFamily` and `Ruleset` tags (orthodox chess
+    /// without them); see the module doc for how they combine.
+    pub fn rules(&self) -> Result<Rules, RulesTagError> {
+        let named = self
+            .tag(VARIANT_TAG)
+            .filter(|v| !is_standard_variant_name(v));
+        let rules = Rules::parse(self.variant_id(named)?, self.tag(RULESET_TAG))?;
+        if named.is_none() {
+            self.check_reads_as_orthodox(rules)?;
+        }
+        Ok(rules)
+    }
+
+    /// The variant id from a non-standard `Variant` value (`named`) and `VariantFamily`,
+    /// which must agree when both are there.
+    fn variant_id<'a>(&'a self, named: Option<&'a str>) -> Result<&'a str, RulesTagError> {
+        match (named, self.tag(VARIANT_FAMILY_TAG)) {
+            (Some(v), Some(f)) if !v.eq_ignore_ascii_case(f) => Err(RulesTagError::Disagree {
+                variant: v.to_string(),
+                family: f.to_string(),
+            }),
+            (Some(v), _) | (None, Some(v)) => Ok(v),
+            (None, None) => Ok(Variant::Chess.id()),
+        }
+    }
+
+    /// A game whose tags tell standard readers it is orthodox chess must be one they replay
+    /// correctly: rules that read as orthodox, and a `FEN` unless it is chess itself.
+    fn check_reads_as_orthodox(&self, rules: Rules) -> Result<(), RulesTagError> {
+        if !reads_as_orthodox(rules) {
+            return Err(RulesTagError::NotOrthodox { rules });
+        }
+        if rules.variant() != Variant::Chess && self.tag("FEN").is_none() {
+            return Err(RulesTagError::MissingFen { rules });
+        }
+        Ok(())
     }
 
     /// Replays the moves under the game's rules from its `FEN` tag (or the start position).
@@ -280,6 +422,13 @@ impl WithPosition for ReplayJob<'_> {
             outcome: g.outcome(),
         })
     }
+}
+
+/// Whether a `Variant` tag's value is one standard readers take for orthodox chess.
+fn is_standard_variant_name(value: &str) -> bool {
+    STANDARD_VARIANT_NAMES
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(value))
 }
 
 const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
@@ -503,5 +652,40 @@ mod tests {
         assert!(err.to_string().contains("O-O-L"), "{err}");
         assert!(read("[Event \"x\n").is_err());
         assert!(read("1. e4 {never closed").is_err());
+    }
+
+    fn tag_names(rules: Rules, fen: &str) -> Vec<&'static str> {
+        rules_tags(rules, fen).into_iter().map(|(n, _)| n).collect()
+    }
+
+    /// The table of the module doc: `Variant` only where standard readers must refuse,
+    /// `FEN` only off the orthodox start.
+    #[test]
+    fn rules_tags_follow_the_documented_scheme() {
+        let chess = Rules::default_for(Variant::Chess);
+        assert_eq!(
+            tag_names(chess, chess.start_fen()),
+            ["VariantFamily", "Ruleset"]
+        );
+        for v in Variant::ALL {
+            for &r in v.rulesets() {
+                let rules = Rules::new(v, r).expect("listed");
+                let fen = if v == Variant::Chess {
+                    "8/8/8/8/8/8/8/K1k5 w - - 0 1"
+                } else {
+                    rules.start_fen()
+                };
+                let names = tag_names(rules, fen);
+                assert_eq!(
+                    names.contains(&"Variant"),
+                    !reads_as_orthodox(rules),
+                    "{rules}"
+                );
+                assert!(names.ends_with(&["VariantFamily", "Ruleset", "FEN", "SetUp"]));
+            }
+        }
+        let latte = Rules::default_for(Variant::Latte);
+        assert!(reads_as_orthodox(latte));
+        assert!(!tag_names(latte, latte.start_fen()).contains(&"Variant"));
     }
 }
