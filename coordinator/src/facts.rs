@@ -1,7 +1,8 @@
 //! Checks of a reported pair against what was assigned, before anything is counted.
 //!
 //! A worker is not trusted: every fact that reaches the statistics (rule-set, castling kinds,
-//! game length, how the game ended) must be one the assigned pair could have produced, and
+//! milestones, game length, how the game ended) must be one the assigned pair could have
+//! produced, and
 //! every size is capped (`proto::limits`). A report that fails any check is refused whole.
 
 use crate::config::RunConfig;
@@ -11,6 +12,7 @@ use engine::{CastleStyle, Rules};
 use proto::limits;
 use stats::study::{Outcome, Side};
 use stats::PairScore;
+use std::collections::BTreeSet;
 use worker::record::Termination;
 
 /// The castling kind ids a rule-set allows (see `engine::Castle::id`).
@@ -156,16 +158,69 @@ fn check_game(config: &RunConfig, assigned: Rules, g: &GameFacts) -> Result<(), 
         if std::mem::replace(&mut castled[side], true) {
             return Err("a side castled twice".into());
         }
-        // Full-move number of a ply p (1-based) is (p + 1) / 2 rounded up, from the opening;
-        // openings may start late, so only the lower bound and a generous upper bound hold.
-        if c.move_number == 0 || c.move_number > g.plies / 2 + 1 + 10_000 {
+        if !move_number_possible(c.move_number, g.plies) {
             return Err(format!("castling on move {} is impossible", c.move_number));
+        }
+    }
+    check_milestones(g)
+}
+
+/// Whether a game of `plies` plies can have a move numbered `n`. The full-move number of a
+/// ply p (1-based) is (p + 1) / 2 rounded up, from the opening; openings may start late, so
+/// only the lower bound and a generous upper bound hold.
+fn move_number_possible(n: u32, plies: u32) -> bool {
+    n >= 1 && n <= plies / 2 + 1 + 10_000
+}
+
+/// Milestones must be ones a game could have: capped in number, each kind at most once per
+/// side, at most one way of losing the castling rights per side (they are lost once), none
+/// for a side that castled (it spent its rights), on a possible move. The kinds are known
+/// ones already: the proto conversion refuses any other id.
+fn check_milestones(g: &GameFacts) -> Result<(), String> {
+    if g.milestones.len() > limits::MILESTONES_PER_GAME {
+        return Err(format!(
+            "{} milestones (at most {})",
+            g.milestones.len(),
+            limits::MILESTONES_PER_GAME
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    let mut lost = [false; 2];
+    for m in &g.milestones {
+        let (side, kind) = (side_name(m.side), m.kind.id());
+        if !seen.insert((m.side, m.kind)) {
+            return Err(format!("{side} has milestone {kind} twice"));
+        }
+        if m.kind.is_rights_lost() {
+            if g.castlings.iter().any(|c| c.side == m.side) {
+                return Err(format!(
+                    "{side} castled, so it cannot have lost its rights ({kind})"
+                ));
+            }
+            if std::mem::replace(&mut lost[usize::from(m.side == Side::Black)], true) {
+                return Err(format!("{side} lost its castling rights twice"));
+            }
+        }
+        if !move_number_possible(m.move_number, g.plies) {
+            return Err(format!(
+                "milestone {kind} on move {} is impossible",
+                m.move_number
+            ));
         }
     }
     Ok(())
 }
 
-fn truncate(s: &str, max: usize) -> &str {
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::White => "white",
+        Side::Black => "black",
+    }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary: what
+/// an error message may repeat of a hostile string.
+pub(crate) fn truncate(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }
@@ -179,7 +234,8 @@ fn truncate(s: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stats::study::CastlingEvent;
+    use stats::study::{CastlingEvent, Milestone, MilestoneKind};
+    use MilestoneKind::{KingCorner, RightsLostKingMoved, RightsLostRookCaptured};
 
     fn config() -> RunConfig {
         RunConfig::parse(
@@ -216,6 +272,7 @@ engine = "builtin"
             }],
             ruleset: ruleset.into(),
             variant: "latte".into(),
+            milestones: Vec::new(),
         }
     }
 
@@ -276,6 +333,90 @@ engine = "builtin"
         let mut p = pair(0, "normal", "king");
         p.games[0].variant = "chess".into();
         assert!(check_pair(&c, &p).is_err());
+    }
+
+    /// A pair of 80-ply games in which White castled on move 9, the second game with these
+    /// milestones.
+    fn with_milestones(milestones: &[(Side, MilestoneKind, u32)]) -> PairReport {
+        let mut p = pair(0, "normal", "king");
+        p.games[1].milestones = milestones
+            .iter()
+            .map(|&(side, kind, move_number)| Milestone {
+                side,
+                kind,
+                move_number,
+            })
+            .collect();
+        p
+    }
+
+    fn refusal(milestones: &[(Side, MilestoneKind, u32)]) -> String {
+        check_pair(&config(), &with_milestones(milestones))
+            .expect_err("refused")
+            .to_string()
+    }
+
+    #[test]
+    fn honest_milestones_pass() {
+        let c = config();
+        // White castled and its king walked to a corner later (a side that castled may
+        // reach one); Black lost its rights by moving its king, then reached a corner too.
+        // The latest possible move number passes, and old reports have no milestones.
+        for honest in [
+            &[
+                (Side::Black, RightsLostKingMoved, 14),
+                (Side::White, KingCorner, 30),
+                (Side::Black, KingCorner, 31),
+            ][..],
+            &[(Side::Black, RightsLostRookCaptured, 80 / 2 + 1 + 10_000)],
+            &[],
+        ] {
+            assert!(
+                check_pair(&c, &with_milestones(honest)).is_ok(),
+                "{honest:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn more_milestones_than_the_cap_are_refused() {
+        let many = [(Side::Black, KingCorner, 20); limits::MILESTONES_PER_GAME + 1];
+        let e = refusal(&many);
+        assert!(e.contains("milestones (at most 8)"), "{e}");
+    }
+
+    #[test]
+    fn a_milestone_reported_twice_is_refused() {
+        let e = refusal(&[(Side::White, KingCorner, 20), (Side::White, KingCorner, 25)]);
+        assert!(e.contains("white has milestone king-corner twice"), "{e}");
+    }
+
+    #[test]
+    fn rights_lost_twice_by_one_side_is_refused() {
+        let e = refusal(&[
+            (Side::Black, RightsLostKingMoved, 10),
+            (Side::Black, RightsLostRookCaptured, 12),
+        ]);
+        assert!(e.contains("black lost its castling rights twice"), "{e}");
+    }
+
+    #[test]
+    fn rights_lost_by_a_side_that_castled_is_refused() {
+        // White castled on move 9 in every game of `pair`.
+        let e = refusal(&[(Side::White, MilestoneKind::RightsLostRookMoved, 5)]);
+        assert!(e.contains("white castled"), "{e}");
+        assert!(e.contains("game 2"), "{e}");
+    }
+
+    #[test]
+    fn milestones_on_impossible_moves_are_refused() {
+        for n in [0, 80 / 2 + 1 + 10_000 + 1, u32::MAX] {
+            let e = refusal(&[(Side::Black, KingCorner, n)]);
+            assert!(
+                e.contains(&format!("king-corner on move {n} is impossible")),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::config::RunKind;
 use crate::ledger::{LeaseRecord, RunId};
 use crate::residual;
 use serde::{Deserialize, Serialize};
-use stats::study::{CastlingEvent, Outcome};
+use stats::study::{CastlingEvent, Milestone, Outcome};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
@@ -127,6 +127,10 @@ pub struct GameFacts {
     /// Variant (checked against the pair's; not stored twice).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub variant: String,
+    /// What happened to each side's king that castling studies ask about. Stored facts are
+    /// JSON: rows written before milestones were reported have none and still load.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub milestones: Vec<Milestone>,
 }
 
 /// One pair as reported.
@@ -329,6 +333,44 @@ mod tests {
         // A corrupt row must not read as `active`.
         assert!(RunStatus::parse("stoped").is_err());
         assert!(RunStatus::parse("").is_err());
+    }
+
+    #[test]
+    fn stored_facts_without_milestones_still_load() {
+        // A row as written before milestones were kept.
+        let old = r#"{"outcome":"draw","first_is_white":true,"termination":"threefold","plies":80,"castlings":[{"side":"white","kind":"king","move_number":9}],"ruleset":"normal"}"#;
+        let g: GameFacts = serde_json::from_str(old).expect("old row loads");
+        assert!(g.milestones.is_empty());
+        assert_eq!(g.castlings.len(), 1);
+        // Facts without milestones are stored as before, so old readers read new rows.
+        assert!(!serde_json::to_string(&g)
+            .expect("json")
+            .contains("milestones"));
+    }
+
+    #[test]
+    fn milestones_are_stored_under_their_ids() {
+        use stats::study::{MilestoneKind, Side};
+        let g = GameFacts {
+            outcome: Outcome::WhiteWin,
+            first_is_white: false,
+            termination: "checkmate".into(),
+            plies: 61,
+            castlings: Vec::new(),
+            ruleset: "normal".into(),
+            variant: String::new(),
+            milestones: vec![Milestone {
+                side: Side::Black,
+                kind: MilestoneKind::RightsLostRookCaptured,
+                move_number: 12,
+            }],
+        };
+        let json = serde_json::to_string(&g).expect("json");
+        assert!(
+            json.contains(r#""kind":"rights-lost-rook-captured""#),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<GameFacts>(&json).expect("loads"), g);
     }
 }
 

@@ -11,7 +11,7 @@ use crate::metrics::Metrics;
 use crate::model::EngineDecl;
 use crate::pgn_export::{ExportError, Exporter};
 use proto::v1 as pb;
-use stats::study::{CastlingEvent, Outcome};
+use stats::study::{CastlingEvent, Milestone, MilestoneKind, Outcome};
 use std::pin::Pin;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio_stream::Stream;
@@ -56,8 +56,34 @@ impl TryFrom<pb::GameFacts> for GameFacts {
                 .collect(),
             ruleset: g.ruleset,
             variant: g.variant,
+            milestones: g
+                .milestones
+                .into_iter()
+                .map(milestone)
+                .collect::<Result<_, _>>()?,
         })
     }
+}
+
+/// Longest milestone kind an error message repeats: every known id fits, and a hostile
+/// worker's megabyte of kind is not echoed back or logged.
+const MILESTONE_KIND_SHOWN: usize = 32;
+
+/// A reported milestone; an unknown kind refuses the report (its id named, cut short).
+fn milestone(m: pb::Milestone) -> Result<Milestone, CoreError> {
+    let kind = MilestoneKind::from_id(&m.kind).ok_or_else(|| {
+        let known: Vec<&str> = MilestoneKind::ALL.iter().map(|k| k.id()).collect();
+        CoreError::BadReport(format!(
+            "milestone kind {:?} is unknown (expected one of: {})",
+            crate::facts::truncate(&m.kind, MILESTONE_KIND_SHOWN),
+            known.join(", ")
+        ))
+    })?;
+    Ok(Milestone {
+        side: c::side(m.white),
+        kind,
+        move_number: m.move_number,
+    })
 }
 
 impl TryFrom<pb::PairResult> for PairReport {
@@ -211,6 +237,11 @@ impl From<Detail> for pb::RunDetail {
             model: s.params.model.to_string().to_lowercase(),
             counted_pairs: s.counted_pairs,
         });
+        let study_json = d
+            .study
+            .as_ref()
+            .and_then(|s| serde_json::to_string(s).ok())
+            .unwrap_or_default();
         let (study, comparisons) = match d.study {
             Some(s) => (
                 s.rulesets
@@ -289,6 +320,7 @@ impl From<Detail> for pb::RunDetail {
                 .collect(),
             config_toml: d.config_toml,
             comparisons,
+            study_json,
         }
     }
 }
@@ -649,5 +681,55 @@ impl pb::admin_service_server::AdminService for AdminApi {
     ) -> Result<Response<pb::MetricsResponse>, Status> {
         let text = self.metrics.render(&self.core).await?;
         Ok(Response::new(pb::MetricsResponse { text }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stats::study::Side;
+
+    fn facts(kind: &str) -> pb::GameFacts {
+        pb::GameFacts {
+            outcome: pb::GameOutcome::Draw as i32,
+            first_is_white: true,
+            termination: "threefold".into(),
+            plies: 80,
+            castlings: Vec::new(),
+            ruleset: "normal".into(),
+            variant: "latte".into(),
+            milestones: vec![pb::Milestone {
+                white: false,
+                kind: kind.into(),
+                move_number: 12,
+            }],
+        }
+    }
+
+    #[test]
+    fn milestones_convert_by_id() {
+        for kind in MilestoneKind::ALL {
+            let g = GameFacts::try_from(facts(kind.id())).expect("known kind");
+            assert_eq!(
+                g.milestones,
+                [Milestone {
+                    side: Side::Black,
+                    kind,
+                    move_number: 12,
+                }]
+            );
+        }
+    }
+
+    #[test]
+    fn an_unknown_milestone_kind_is_an_invalid_argument_naming_it() {
+        let e = GameFacts::try_from(facts("rights-lost-by-charm")).expect_err("unknown");
+        assert_eq!(e.code(), tonic::Code::InvalidArgument);
+        let text = e.to_string();
+        assert!(text.contains("\"rights-lost-by-charm\""), "{text}");
+        assert!(text.contains("king-corner"), "{text}");
+        // A hostile megabyte of kind is named, not echoed.
+        let e = GameFacts::try_from(facts(&"x".repeat(1 << 20))).expect_err("unknown");
+        assert!(e.to_string().len() < 300, "{}", e.to_string().len());
     }
 }

@@ -36,6 +36,7 @@ pub fn game_record(g: &GameFacts) -> GameRecord {
         plies: g.plies,
         termination: g.termination.clone(),
         castlings: g.castlings.clone(),
+        milestones: g.milestones.clone(),
     }
 }
 

@@ -92,6 +92,7 @@ fn report(work: &PairWork) -> PairReport {
         }],
         ruleset: work.ruleset.clone(),
         variant: work.variant.clone(),
+        milestones: Vec::new(),
     };
     PairReport {
         index: work.index,

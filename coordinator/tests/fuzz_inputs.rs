@@ -281,6 +281,7 @@ fn honest_report(config: &RunConfig, shape: &HonestShape) -> PairReport {
                 castlings,
                 ruleset: entry.ruleset.clone(),
                 variant: entry.variant.clone(),
+                milestones: Vec::new(),
             }
         })
         .collect();
@@ -466,6 +467,7 @@ fn arbitrary_game() -> impl Strategy<Value = GameFacts> {
                 castlings,
                 ruleset,
                 variant,
+                milestones: Vec::new(),
             },
         )
 }

@@ -769,3 +769,94 @@ async fn f12_connections_beyond_the_limit_wait_for_a_free_slot() {
     drop(silent);
     server.shutdown().await;
 }
+
+/// Milestones are facts like castlings: a worker cannot invent kinds, repeat them, lose
+/// rights it spent by castling, or send more than the cap; honest ones are stored with the
+/// pair.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f13_forged_milestones_are_refused_and_honest_ones_stored() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(
+        &mut admin,
+        config("study", 80, "[study]\nbaseline = \"normal\"\n"),
+    )
+    .await;
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    let l = lease(&mut w, wid, 2).await.unwrap();
+    let task = l.pairs.iter().find(|t| t.ruleset == "normal").unwrap();
+    let milestone = |white: bool, kind: &str, move_number: u32| pb::Milestone {
+        white,
+        kind: kind.into(),
+        move_number,
+    };
+    // `synthetic` games have White castle on move 8.
+    type Forgery = Box<dyn Fn(&mut pb::GameFacts)>;
+    let forgeries: Vec<(Forgery, &str)> = vec![
+        (
+            Box::new(move |g| g.milestones = vec![milestone(false, "rights-lost-by-charm", 9)]),
+            "rights-lost-by-charm",
+        ),
+        (
+            Box::new(move |g| g.milestones = vec![milestone(true, "rights-lost-king-moved", 5)]),
+            "castled",
+        ),
+        (
+            Box::new(move |g| g.milestones = vec![milestone(false, "king-corner", 9); 2]),
+            "twice",
+        ),
+        (
+            Box::new(move |g| {
+                g.milestones = vec![
+                    milestone(false, "rights-lost-king-moved", 9),
+                    milestone(false, "rights-lost-rook-captured", 10),
+                ]
+            }),
+            "rights twice",
+        ),
+        (
+            Box::new(move |g| g.milestones = vec![milestone(false, "king-corner", 0)]),
+            "impossible",
+        ),
+        (
+            Box::new(move |g| g.milestones = vec![milestone(false, "king-corner", 9); 9]),
+            "at most 8",
+        ),
+    ];
+    for (k, (forge, why)) in forgeries.iter().enumerate() {
+        let mut p = synthetic(task, 0, false);
+        forge(&mut p.games[1]);
+        let err = w
+            .submit(submit(wid, l.lease_id, 1, vec![p]))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "forgery {k}: {err}");
+        assert!(err.message().contains(why), "forgery {k}: {err}");
+    }
+    assert_eq!(show(&mut admin, id).await.summary.unwrap().pairs_done, 0);
+
+    let mut p = synthetic(task, 0, false);
+    p.games[1].milestones = vec![
+        milestone(false, "rights-lost-rook-captured", 12),
+        milestone(true, "king-corner", 20),
+    ];
+    let r = w
+        .submit(submit(wid, l.lease_id, 1, vec![p]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.accepted_pairs, 1);
+    let side = store::open(&e.db).unwrap();
+    let games: String = side
+        .query_row(
+            "SELECT games FROM pair_results WHERE run_id = ?1 AND pair_index = ?2",
+            (id as i64, task.index as i64),
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert!(games.contains("rights-lost-rook-captured"), "{games}");
+    assert!(games.contains("king-corner"), "{games}");
+    server.shutdown().await;
+}

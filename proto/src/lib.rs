@@ -50,6 +50,10 @@ pub mod limits {
     pub const PAIRS_PER_REPORT: usize = 256;
     /// Most castling moves in one game.
     pub const CASTLINGS_PER_GAME: usize = 4;
+    /// Most milestones one game may carry. An honest game has at most four (one rights-lost
+    /// and one king-corner per side); the cap bounds what a hostile report makes the
+    /// coordinator check and store per game.
+    pub const MILESTONES_PER_GAME: usize = 8;
     /// Longest game, plies.
     pub const PLIES: u32 = 100_000;
     /// Largest compressed PGN of a pair, bytes.

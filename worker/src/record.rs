@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use stats::results::{GameResult as StatsGameResult, PairScore};
-use stats::study::{CastlingEvent, Outcome as StudyOutcome, Side};
+use stats::study::{CastlingEvent, Milestone, Outcome as StudyOutcome, Side};
 
 /// A game's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -203,6 +203,11 @@ pub struct GameRecord {
     pub moves: Vec<MoveRecord>,
     /// The castling moves, in the order played.
     pub castlings: Vec<CastlingFact>,
+    /// What castling studies ask about each side's king (lost rights, a corner reached), in
+    /// the order it happened; at most one of each kind per side. Absent from records written
+    /// before they were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub milestones: Vec<Milestone>,
 }
 
 impl GameRecord {
@@ -222,6 +227,7 @@ impl GameRecord {
                     move_number: c.move_number,
                 })
                 .collect(),
+            milestones: self.milestones.clone(),
         }
     }
 }

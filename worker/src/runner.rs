@@ -3,9 +3,10 @@
 use std::time::Duration;
 
 use engine::eval::SearchPosition;
+use engine::fen_fields::split_fields;
 use engine::san::to_san;
-use engine::{Color, Game, Position, Role, Rules};
-use stats::study::Side;
+use engine::{Color, Game, MoveInfo, Piece, Position, Role, Rules, SquareName};
+use stats::study::{Milestone, MilestoneKind, Side};
 
 use crate::adjudication::{Adjudication, Tracker, Verdict};
 use crate::error::WorkerError;
@@ -90,6 +91,7 @@ pub fn play_game<P: SearchPosition>(
         plies: 0,
         moves: Vec::new(),
         castlings: Vec::new(),
+        milestones: Vec::new(),
     };
     let finish = |record: &mut GameRecord, result: GameResult, termination: Termination| {
         record.result = result;
@@ -119,6 +121,7 @@ pub fn play_game<P: SearchPosition>(
         _ => Duration::ZERO,
     };
     let mut tracker = Tracker::new(config.adjudication);
+    let mut watch = MilestoneWatch::new(game.position());
     let mut outcome = game.outcome();
     while outcome.is_none() {
         let mover = game.position().turn();
@@ -167,12 +170,13 @@ pub fn play_game<P: SearchPosition>(
         let pos = game.position();
         let info = pos.move_info(reply.mv);
         let san = to_san(pos, reply.mv);
+        let move_number = pos.fullmove_number();
         if let Some(castle) = info.castle {
             record.castlings.push(CastlingFact {
                 side: side(mover),
                 kind: castle.id().to_string(),
                 ply: record.moves.len() as u32 + 1,
-                move_number: pos.fullmove_number(),
+                move_number,
             });
         }
         record.moves.push(MoveRecord {
@@ -184,6 +188,14 @@ pub fn play_game<P: SearchPosition>(
             time_ms: reply.elapsed.as_millis() as u64,
         });
         game.play(reply.mv);
+        // Before the end checks: the last move's milestones (a mating king walk) count too.
+        watch.after_move(
+            mover,
+            &info,
+            move_number,
+            game.position(),
+            &mut record.milestones,
+        );
         outcome = game.outcome();
         if outcome.is_some() {
             break;
@@ -222,4 +234,127 @@ pub fn play_game<P: SearchPosition>(
         finish(&mut record, result, o.into());
     }
     Ok(record)
+}
+
+/// Notices the milestones of [`stats::study::Milestone`] as a game goes, one move at a time.
+///
+/// Rights are read from the castling field of the position's FEN (upper-case letters are
+/// White's rights, lower-case Black's): the one place every geometry and rule-set (Latte's
+/// G/B letters included) states them. The FEN is written only while some side can still lose
+/// its rights without having castled: once both have castled or lost them (most games, early),
+/// a move costs two comparisons here.
+struct MilestoneWatch {
+    /// Per side (`Color::index`): holds a castling right, has not castled and has no
+    /// rights-lost milestone yet, so its next loss of rights is one to record.
+    live: [bool; 2],
+    /// Per side: its king-corner milestone is recorded (only the first counts).
+    cornered: [bool; 2],
+    /// The board's last file and last rank (0-based): where the corners are.
+    last_file: u8,
+    last_rank: u8,
+}
+
+impl MilestoneWatch {
+    /// Starts from the game's start position: a side that starts without rights can lose
+    /// none, and a king that starts on a corner has not arrived there.
+    fn new<P: Position>(start: &P) -> Self {
+        let (last_file, last_rank) = P::squares()
+            .iter()
+            .fold((0, 0), |(f, r), sq| (f.max(sq.file()), r.max(sq.rank())));
+        MilestoneWatch {
+            live: castling_rights(&start.to_fen()).unwrap_or([false; 2]),
+            cornered: [false; 2],
+            last_file,
+            last_rank,
+        }
+    }
+
+    /// Records what `mover`'s move `info` (played on full move `move_number`, giving
+    /// `after`) made happen, to either side.
+    fn after_move<P: Position>(
+        &mut self,
+        mover: Color,
+        info: &MoveInfo<P::Square>,
+        move_number: u32,
+        after: &P,
+        out: &mut Vec<Milestone>,
+    ) {
+        let me = mover.index();
+        if info.castle.is_some() {
+            // Castling spends the rights; it is not losing them.
+            self.live[me] = false;
+        }
+        if self.live.contains(&true) {
+            self.rights_lost(mover, info, move_number, after, out);
+        }
+        // `info.to` is the king's destination for castling too; the board confirms it.
+        let king_arrived = (info.role == Role::King || info.castle.is_some())
+            && self.is_home_corner(mover, info.to)
+            && after.piece_at(info.to) == Some(Piece::new(mover, Role::King));
+        if king_arrived && !self.cornered[me] {
+            self.cornered[me] = true;
+            out.push(milestone(mover, MilestoneKind::KingCorner, move_number));
+        }
+    }
+
+    /// A rights-lost milestone for each live side left without rights: the mover's own king
+    /// or rook moved, or the opponent took the rook.
+    fn rights_lost<P: Position>(
+        &mut self,
+        mover: Color,
+        info: &MoveInfo<P::Square>,
+        move_number: u32,
+        after: &P,
+        out: &mut Vec<Milestone>,
+    ) {
+        // A FEN this crate's engine wrote always splits; if it ever did not, recording
+        // nothing is better than recording a loss that did not happen.
+        let Some(rights) = castling_rights(&after.to_fen()) else {
+            return;
+        };
+        for color in [Color::White, Color::Black] {
+            let c = color.index();
+            if !self.live[c] || rights[c] {
+                continue;
+            }
+            self.live[c] = false;
+            // Only king and rook moves and rook captures take rights away; a mover's move
+            // that is not a king move is therefore its rook's.
+            let kind = if color != mover {
+                MilestoneKind::RightsLostRookCaptured
+            } else if info.role == Role::King {
+                MilestoneKind::RightsLostKingMoved
+            } else {
+                MilestoneKind::RightsLostRookMoved
+            };
+            out.push(milestone(color, kind, move_number));
+        }
+    }
+
+    /// Whether `sq` is a corner of `color`'s own back rank.
+    fn is_home_corner<S: SquareName>(&self, color: Color, sq: S) -> bool {
+        let home_rank = match color {
+            Color::White => 0,
+            Color::Black => self.last_rank,
+        };
+        sq.rank() == home_rank && (sq.file() == 0 || sq.file() == self.last_file)
+    }
+}
+
+fn milestone(color: Color, kind: MilestoneKind, move_number: u32) -> Milestone {
+    Milestone {
+        side: side(color),
+        kind,
+        move_number,
+    }
+}
+
+/// Per side (`Color::index`), whether a FEN's castling field gives it any right; `None` for a
+/// FEN that does not split into fields.
+fn castling_rights(fen: &str) -> Option<[bool; 2]> {
+    let field = split_fields(fen).ok()?.castling;
+    Some([
+        field.bytes().any(|b| b.is_ascii_uppercase()),
+        field.bytes().any(|b| b.is_ascii_lowercase()),
+    ])
 }

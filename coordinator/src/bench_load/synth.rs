@@ -110,6 +110,7 @@ impl Synth {
                 castlings,
                 ruleset: task.ruleset.clone(),
                 variant: task.variant.clone(),
+                milestones: Vec::new(),
             });
         }
         SyntheticPair {

@@ -250,6 +250,7 @@ pub fn synthetic(task: &pb::PairTask, bias: u64, pgn: bool) -> pb::PairResult {
             }],
             ruleset: task.ruleset.clone(),
             variant: task.variant.clone(),
+            milestones: Vec::new(),
         }
     };
     pb::PairResult {

@@ -35,6 +35,15 @@ pub(crate) fn to_proto(r: &PairResult) -> pb::PairResult {
                         move_number: c.move_number,
                     })
                     .collect(),
+                milestones: s
+                    .milestones
+                    .into_iter()
+                    .map(|m| pb::Milestone {
+                        white: m.side == stats::study::Side::White,
+                        kind: m.kind.id().to_string(),
+                        move_number: m.move_number,
+                    })
+                    .collect(),
                 ruleset: r.ruleset.clone(),
                 variant: r.variant.clone(),
             }
@@ -114,6 +123,59 @@ mod tests {
     use std::io::Read;
 
     use super::*;
+
+    #[test]
+    fn milestones_are_reported_by_id() {
+        use crate::record::{GameRecord, GameResult, Termination};
+        use stats::study::{Milestone, MilestoneKind, Side};
+        let game = |milestones: Vec<Milestone>| GameRecord {
+            white: "a".into(),
+            black: "b".into(),
+            start_fen: String::new(),
+            result: GameResult::Draw,
+            termination: Termination::Threefold,
+            plies: 40,
+            moves: Vec::new(),
+            castlings: Vec::new(),
+            milestones,
+        };
+        let lost = Milestone {
+            side: Side::Black,
+            kind: MilestoneKind::RightsLostRookCaptured,
+            move_number: 12,
+        };
+        let corner = Milestone {
+            side: Side::White,
+            kind: MilestoneKind::KingCorner,
+            move_number: 30,
+        };
+        let pair = PairResult {
+            pair_index: 3,
+            seed: 1,
+            variant: "latte".into(),
+            ruleset: "normal".into(),
+            opening_fen: String::new(),
+            games: [game(vec![lost, corner]), game(Vec::new())],
+            pgn: None,
+        };
+        let p = to_proto(&pair);
+        assert_eq!(
+            p.games[0].milestones,
+            [
+                pb::Milestone {
+                    white: false,
+                    kind: "rights-lost-rook-captured".into(),
+                    move_number: 12,
+                },
+                pb::Milestone {
+                    white: true,
+                    kind: "king-corner".into(),
+                    move_number: 30,
+                },
+            ]
+        );
+        assert!(p.games[1].milestones.is_empty());
+    }
 
     #[test]
     fn short_reasons_are_kept_whole() {
