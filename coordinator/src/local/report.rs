@@ -72,6 +72,14 @@ fn history(run: &RunData) -> History {
     }
 }
 
+/// The run's full study figures, when it has them.
+fn study_of(d: &pb::RunDetail) -> Option<stats::study::Study> {
+    if d.study_json.is_empty() {
+        return None;
+    }
+    serde_json::from_str(&d.study_json).ok()
+}
+
 fn headline(run: &RunData) -> Option<String> {
     let source = run.tuned_from.as_ref()?;
     let e = run.detail.elo.as_ref()?;
@@ -123,16 +131,32 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
         if let Some(h) = headline(run) {
             blocks.push(Block::Text(h));
         }
-        blocks.push(Block::Pre(format_detail(&run.detail)));
+        // A study is one engine playing itself under several rule-sets: its question is what
+        // the rules do, so its figures lead and the Elo of a player against itself is left out.
+        let is_study = kind(&run.detail) == "study";
+        if let Some(study) = study_of(&run.detail) {
+            for t in crate::report::study::tables(&study) {
+                blocks.push(Block::Text(format!("{}. {}", t.title, t.note)));
+                blocks.push(Block::Table {
+                    headers: t.headers,
+                    rows: t.rows,
+                });
+            }
+        }
+        if !is_study {
+            blocks.push(Block::Pre(format_detail(&run.detail)));
+        }
         let h = history(run);
-        for svg in [
-            charts::elo(&run.detail, &h),
-            charts::llr_chart(&run.detail, &h),
-            charts::spsa(&run.detail, &h),
-        ]
-        .into_iter()
-        .flatten()
-        {
+        let charts = if is_study {
+            vec![]
+        } else {
+            vec![
+                charts::elo(&run.detail, &h),
+                charts::llr_chart(&run.detail, &h),
+                charts::spsa(&run.detail, &h),
+            ]
+        };
+        for svg in charts.into_iter().flatten() {
             blocks.push(Block::Svg(svg));
         }
         if !run.detail.spsa.is_empty() {
@@ -160,7 +184,7 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
                     .collect(),
             });
         }
-        if !run.detail.study.is_empty() {
+        if !run.detail.study.is_empty() && study_of(&run.detail).is_none() {
             blocks.push(Block::Table {
                 headers: vec![
                     "rule-set".into(),
@@ -195,9 +219,12 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
                     })
                     .collect(),
             });
-            for svg in charts::study(&run.detail) {
-                blocks.push(Block::Svg(svg));
-            }
+        }
+        for svg in charts::study(&run.detail) {
+            blocks.push(Block::Svg(svg));
+        }
+        if is_study {
+            blocks.push(Block::Pre(format_detail(&run.detail)));
         }
         sections.push(Section {
             heading: format!("{} ({})", name(&run.detail), kind(&run.detail)),

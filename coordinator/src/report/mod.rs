@@ -3,6 +3,7 @@
 
 pub mod charts;
 pub mod json;
+pub mod study;
 pub mod svg;
 
 use std::fmt::Write as _;

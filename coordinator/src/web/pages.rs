@@ -354,9 +354,36 @@ fn spsa_block(d: &pb::RunDetail) -> String {
     )
 }
 
+/// The study's tables (castling first), from its full figures.
+fn study_tables(d: &pb::RunDetail) -> Option<String> {
+    let study: stats::study::Study = serde_json::from_str(&d.study_json).ok()?;
+    let mut out = String::new();
+    for (k, t) in crate::report::study::tables(&study).into_iter().enumerate() {
+        let headers: Vec<&str> = t.headers.iter().map(String::as_str).collect();
+        let rows: Vec<String> = t
+            .rows
+            .iter()
+            .map(|r| {
+                let cells: String = r.iter().map(|c| td_l(c)).collect();
+                format!("<tr>{cells}</tr>")
+            })
+            .collect();
+        out.push_str(&format!(
+            "<h2>{}</h2><p class=\"note\">{}</p>{}",
+            escape(&t.title),
+            escape(&t.note),
+            table(&format!("study-{k}"), &headers, &rows)
+        ));
+    }
+    Some(out)
+}
+
 fn study_block(d: &pb::RunDetail) -> String {
     if d.study.is_empty() {
         return String::new();
+    }
+    if let Some(tables) = study_tables(d) {
+        return tables;
     }
     let rows: Vec<String> = d
         .study

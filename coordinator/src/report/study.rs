@@ -1,0 +1,418 @@
+//! A rule-set study as tables, in the order its reader asks: did castling get easier (who
+//! castled, how soon, who lost the right without castling, whose king reached a corner), then
+//! the balance (White's score, draws), then the score by castling choice, labelled as the
+//! association it is. Shared by `report.html` and the dashboard's run page, which render the
+//! same tables in their own markup.
+//!
+//! Every rate carries its 95% interval and, where the study has a baseline, its difference
+//! from the baseline with interval and p-value: a figure without its uncertainty invites the
+//! reader to see a finding in noise.
+
+use stats::study::{Difference, Rate, RulesetFigures, Side, Study, Summary};
+
+/// One table of a study.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StudyTable {
+    /// Heading.
+    pub title: String,
+    /// What the table shows and how to read it.
+    pub note: String,
+    /// Column headers.
+    pub headers: Vec<String>,
+    /// Rows of cells.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// The study's tables, castling first.
+pub fn tables(study: &Study) -> Vec<StudyTable> {
+    let mut out = Vec::new();
+    out.extend(castling_per_side(study));
+    out.extend(castling_by_kind(study));
+    out.extend(king_corner(study));
+    out.push(balance(study));
+    out.extend(by_choice(study));
+    out
+}
+
+/// Per rule-set and side: castled at all and when, lost the right without castling, kept it
+/// unused; the two rates against the baseline.
+fn castling_per_side(study: &Study) -> Option<StudyTable> {
+    let has_baseline = baseline_of(study).is_some();
+    let mut rows = Vec::new();
+    for r in &study.rulesets {
+        let cmp = comparison(study, &r.ruleset);
+        for s in &r.sides {
+            let vs = |pick: fn(&stats::study::SideComparison) -> Difference| {
+                cmp.and_then(|c| c.sides.iter().find(|x| x.side == s.side))
+                    .map_or_else(|| "baseline".to_string(), |x| difference(&pick(x)))
+            };
+            let mut row = vec![
+                r.ruleset.clone(),
+                side_name(s.side).into(),
+                s.games.to_string(),
+                rate(&s.castled),
+            ];
+            if has_baseline {
+                row.push(vs(|x| x.castled));
+            }
+            row.push(s.castled_move.as_ref().map_or_else(|| "–".into(), moves));
+            row.push(rate(&s.rights_lost));
+            if has_baseline {
+                row.push(vs(|x| x.rights_lost));
+            }
+            row.push(
+                s.rights_lost_by_cause
+                    .iter()
+                    .map(|c| format!("{} {:.1}%", cause_name(c.cause), 100.0 * c.games.rate))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+            row.push(
+                s.rights_lost_move
+                    .as_ref()
+                    .map_or_else(|| "–".into(), moves),
+            );
+            row.push(rate(&s.never_castled_kept_rights));
+            rows.push(row);
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["rule-set", "side", "games", "castled"];
+    if has_baseline {
+        headers.push("vs baseline");
+    }
+    headers.extend(["castled on move", "lost the right uncastled"]);
+    if has_baseline {
+        headers.push("vs baseline");
+    }
+    headers.extend(["how", "lost on move", "never castled, kept the right"]);
+    Some(StudyTable {
+        title: "Did each side castle?".into(),
+        note: "Share of games in which the side castled at all (any kind), and in which it \
+               lost its last castling right without castling (its king moved, the rook moved, \
+               or the rook was captured): 95% Wilson intervals; moves are median (quartiles); \
+               'vs baseline' is the difference in percentage points with its 95% interval and \
+               two-sided p."
+            .into(),
+        headers: headers.into_iter().map(String::from).collect(),
+        rows,
+    })
+}
+
+fn cause_name(kind: stats::study::MilestoneKind) -> &'static str {
+    use stats::study::MilestoneKind as K;
+    match kind {
+        K::RightsLostKingMoved => "king moved",
+        K::RightsLostRookMoved => "rook moved",
+        K::RightsLostRookCaptured => "rook captured",
+        K::KingCorner => "king in corner",
+    }
+}
+
+/// How often and how soon a king reaches a corner of its back rank (the Secutor inventor's
+/// claim about extended castling); shown when any king did.
+fn king_corner(study: &Study) -> Option<StudyTable> {
+    let any = study
+        .rulesets
+        .iter()
+        .flat_map(|r| &r.sides)
+        .any(|s| s.king_corner.count > 0);
+    if !any {
+        return None;
+    }
+    let rows = study
+        .rulesets
+        .iter()
+        .flat_map(|r| {
+            r.sides.iter().map(move |s| {
+                vec![
+                    r.ruleset.clone(),
+                    side_name(s.side).into(),
+                    rate(&s.king_corner),
+                    s.king_corner_move
+                        .as_ref()
+                        .map_or_else(|| "–".into(), moves),
+                ]
+            })
+        })
+        .collect();
+    Some(StudyTable {
+        title: "King to a corner".into(),
+        note: "Share of games in which the side's king reached a corner square of its own \
+               back rank (by castling or otherwise), and the move it first did: median \
+               (quartiles)."
+            .into(),
+        headers: ["rule-set", "side", "games with it", "first on move"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    })
+}
+
+/// The side's score by the castling it chose: an association, not an effect.
+fn by_choice(study: &Study) -> Option<StudyTable> {
+    let rows: Vec<Vec<String>> = study
+        .rulesets
+        .iter()
+        .flat_map(|r| {
+            r.sides.iter().flat_map(move |s| {
+                s.by_choice.iter().map(move |c| {
+                    vec![
+                        r.ruleset.clone(),
+                        side_name(s.side).into(),
+                        c.kind.as_deref().unwrap_or("did not castle").to_string(),
+                        c.games.to_string(),
+                        format!("{} / {} / {}", c.wins, c.draws, c.losses),
+                        format!(
+                            "{:.1}% [{:.1}, {:.1}]",
+                            100.0 * c.score,
+                            100.0 * c.score_ci[0],
+                            100.0 * c.score_ci[1]
+                        ),
+                    ]
+                })
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    Some(StudyTable {
+        title: "Score by castling choice (an association, not an effect)".into(),
+        note: "The side's mean score in the games where it made that choice, with a 95% \
+               interval. The engine chooses to castle in positions it likes and not in others, \
+               so a higher score after a kind of castling does not show that castling so \
+               causes it."
+            .into(),
+        headers: [
+            "rule-set",
+            "side",
+            "choice",
+            "games",
+            "W / D / L",
+            "side's score",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::White => "White",
+        Side::Black => "Black",
+    }
+}
+
+/// `12.3% [10.1, 14.6]`.
+pub fn rate(r: &Rate) -> String {
+    format!(
+        "{:.1}% [{:.1}, {:.1}]",
+        100.0 * r.rate,
+        100.0 * r.ci[0],
+        100.0 * r.ci[1]
+    )
+}
+
+/// `+1.2 pts [-0.4, +2.8], p 0.14` for a difference of rates or scores.
+pub fn difference(d: &Difference) -> String {
+    format!(
+        "{:+.1} pts [{:+.1}, {:+.1}], p {}",
+        100.0 * d.estimate,
+        100.0 * d.ci[0],
+        100.0 * d.ci[1],
+        p_value(d.p_value)
+    )
+}
+
+fn p_value(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".into()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+/// `14 (11–18)`: median and quartiles of move numbers.
+pub fn moves(s: &Summary) -> String {
+    format!("{:.0} ({:.0}–{:.0})", s.median, s.q1, s.q3)
+}
+
+fn baseline_of(study: &Study) -> Option<&str> {
+    study.comparisons.first().map(|c| c.baseline.as_str())
+}
+
+fn comparison<'a>(study: &'a Study, ruleset: &str) -> Option<&'a stats::study::Comparison> {
+    study.comparisons.iter().find(|c| c.ruleset == ruleset)
+}
+
+/// Per rule-set, side and kind: how often it was played and when.
+fn castling_by_kind(study: &Study) -> Option<StudyTable> {
+    let rows: Vec<Vec<String>> = study
+        .rulesets
+        .iter()
+        .flat_map(|r| {
+            r.castling.iter().map(move |c| {
+                vec![
+                    r.ruleset.clone(),
+                    side_name(c.side).into(),
+                    c.kind.clone(),
+                    rate(&c.games),
+                    moves(&c.move_number),
+                ]
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    Some(StudyTable {
+        title: "Castling by kind".into(),
+        note: "Share of games in which the side played that castling kind (95% Wilson \
+               interval), and the move number when it did: median (quartiles)."
+            .into(),
+        headers: ["rule-set", "side", "kind", "games with it", "on move"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    })
+}
+
+/// White's score and the draw rate per rule-set, against the baseline.
+fn balance(study: &Study) -> StudyTable {
+    let has_baseline = baseline_of(study).is_some();
+    let rows = study
+        .rulesets
+        .iter()
+        .map(|r| balance_row(study, r, has_baseline))
+        .collect();
+    let mut headers = vec!["rule-set", "games", "W / D / L", "White's score (95%)"];
+    if has_baseline {
+        headers.push("vs baseline");
+    }
+    headers.push("draw rate (95%)");
+    if has_baseline {
+        headers.push("vs baseline");
+    }
+    headers.push("plies");
+    StudyTable {
+        title: "Balance".into(),
+        note: match baseline_of(study) {
+            Some(b) => format!(
+                "White's mean score per game and the draw rate, each against the baseline \
+                 rule-set {b:?}: difference in percentage points, 95% interval, two-sided p."
+            ),
+            None => "White's mean score per game and the draw rate.".into(),
+        },
+        headers: headers.into_iter().map(String::from).collect(),
+        rows,
+    }
+}
+
+fn balance_row(study: &Study, r: &RulesetFigures, has_baseline: bool) -> Vec<String> {
+    let cmp = comparison(study, &r.ruleset);
+    let vs = |d: Option<&Difference>| d.map_or_else(|| "baseline".to_string(), difference);
+    let mut row = vec![
+        r.ruleset.clone(),
+        r.games.to_string(),
+        format!("{} / {} / {}", r.white_wins, r.draws, r.black_wins),
+        format!(
+            "{:.1}% [{:.1}, {:.1}]",
+            100.0 * r.white_score,
+            100.0 * r.white_score_ci[0],
+            100.0 * r.white_score_ci[1]
+        ),
+    ];
+    if has_baseline {
+        row.push(vs(cmp.map(|c| &c.white_score)));
+    }
+    row.push(rate(&r.draw_rate));
+    if has_baseline {
+        row.push(vs(cmp.map(|c| &c.draw_rate)));
+    }
+    row.push(moves(&r.plies));
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stats::study::{study, CastlingEvent, GameRecord, Outcome};
+
+    fn game(ruleset: &str, result: Outcome, castle: Option<(&str, u32)>) -> GameRecord {
+        GameRecord {
+            ruleset: ruleset.into(),
+            result,
+            plies: 80,
+            termination: "checkmate".into(),
+            castlings: castle
+                .map(|(kind, move_number)| CastlingEvent {
+                    side: Side::White,
+                    kind: kind.into(),
+                    move_number,
+                })
+                .into_iter()
+                .collect(),
+            milestones: Vec::new(),
+        }
+    }
+
+    fn sample() -> Study {
+        let mut games = Vec::new();
+        for i in 0..40u32 {
+            let result = [Outcome::WhiteWin, Outcome::Draw, Outcome::BlackWin][(i % 3) as usize];
+            games.push(game(
+                "normal",
+                result,
+                (i % 2 == 0).then_some(("king", 8 + i % 5)),
+            ));
+            games.push(game(
+                "luft",
+                result,
+                (i % 4 == 0).then_some(("luft-king", 6)),
+            ));
+        }
+        study(&games, Some("normal")).unwrap()
+    }
+
+    #[test]
+    fn castling_comes_before_balance_and_every_rate_has_its_interval() {
+        let t = tables(&sample());
+        let titles: Vec<&str> = t.iter().map(|t| t.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Did each side castle?",
+                "Castling by kind",
+                "Balance",
+                "Score by castling choice (an association, not an effect)"
+            ]
+        );
+        let sides = &t[0];
+        // Two rule-sets, two sides each; luft's White castled in 10 of 40 games, against 20.
+        assert_eq!(sides.rows.len(), 4);
+        let luft_white = sides
+            .rows
+            .iter()
+            .find(|r| r[0] == "luft" && r[1] == "White")
+            .unwrap();
+        assert!(luft_white[3].starts_with("25.0% ["), "{luft_white:?}");
+        assert!(luft_white[4].starts_with("-25.0 pts"), "{luft_white:?}");
+        let kinds = &t[1];
+        assert!(kinds.rows.iter().all(|r| r[3].contains('[')), "{kinds:?}");
+        let balance = &t[2];
+        let luft = balance.rows.iter().find(|r| r[0] == "luft").unwrap();
+        assert!(luft[4].contains(", p "), "{luft:?}");
+        let normal = balance.rows.iter().find(|r| r[0] == "normal").unwrap();
+        assert_eq!(normal[4], "baseline");
+    }
+
+    #[test]
+    fn tiny_p_values_are_not_printed_as_zero() {
+        assert_eq!(p_value(1e-9), "< 0.001");
+        assert_eq!(p_value(0.0234), "0.023");
+    }
+}
