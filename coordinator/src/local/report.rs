@@ -111,8 +111,27 @@ pub fn text(title: &str, runs: &[RunData]) -> String {
             out.push_str(&h);
             out.push('\n');
         }
+        if let Some(study) = study_of(&run.detail) {
+            out.push('\n');
+            out.push_str(&crate::report::study::text(&crate::report::study::tables(
+                &study,
+            )));
+        }
+    }
+    if let Some(t) = across(runs) {
+        out.push_str(&crate::report::study::text(&[t]));
     }
     out
+}
+
+/// The plan's studies side by side, when it has two or more (several strengths or engines).
+fn across(runs: &[RunData]) -> Option<crate::report::study::StudyTable> {
+    let studies: Vec<(String, stats::study::Study)> = runs
+        .iter()
+        .filter_map(|r| Some((name(&r.detail), study_of(&r.detail)?)))
+        .filter(|(_, s)| !s.comparisons.is_empty())
+        .collect();
+    crate::report::study::across(&studies)
 }
 
 /// Writes `report.json` and `report.html` into `dir` and returns them with the summary.
@@ -230,6 +249,21 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
             heading: format!("{} ({})", name(&run.detail), kind(&run.detail)),
             blocks,
         });
+    }
+    if let Some(t) = across(runs) {
+        sections.insert(
+            0,
+            Section {
+                heading: t.title.clone(),
+                blocks: vec![
+                    Block::Text(t.note),
+                    Block::Table {
+                        headers: t.headers,
+                        rows: t.rows,
+                    },
+                ],
+            },
+        );
     }
     let html_path = dir.join("report.html");
     std::fs::write(

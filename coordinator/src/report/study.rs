@@ -337,6 +337,125 @@ fn balance_row(study: &Study, r: &RulesetFigures, has_baseline: bool) -> Vec<Str
     row
 }
 
+/// The significance level at which [`across`] calls a difference found.
+pub const ALPHA: f64 = 0.05;
+
+/// Each difference from the baseline, side by side across several studies of the same
+/// rule-sets (played at different strengths, or by different engines), with a verdict: a
+/// finding worth reporting is one that holds in every study, with the same sign.
+///
+/// `studies` are (label, study) pairs; only comparisons present in every study are shown.
+/// None with fewer than two studies or no comparison in common.
+pub fn across(studies: &[(String, Study)]) -> Option<StudyTable> {
+    if studies.len() < 2 {
+        return None;
+    }
+    let first = &studies[0].1;
+    let mut rows = Vec::new();
+    for c in &first.comparisons {
+        for (measure, pick) in measures() {
+            let found: Vec<Option<Difference>> = studies
+                .iter()
+                .map(|(_, s)| comparison(s, &c.ruleset).and_then(pick))
+                .collect();
+            if found.iter().any(Option::is_none) {
+                continue;
+            }
+            let diffs: Vec<Difference> = found.into_iter().flatten().collect();
+            let mut row = vec![
+                format!("{} vs {}", c.ruleset, c.baseline),
+                measure.to_string(),
+            ];
+            row.extend(diffs.iter().map(difference));
+            row.push(verdict(&diffs).to_string());
+            rows.push(row);
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["comparison".to_string(), "figure".to_string()];
+    headers.extend(studies.iter().map(|(label, _)| label.clone()));
+    headers.push("verdict".into());
+    Some(StudyTable {
+        title: "Across strengths".into(),
+        note: format!(
+            "Each difference from the baseline in every study of the plan (percentage points, \
+             95% interval, two-sided p). 'Holds at every strength': p < {ALPHA} in each, with \
+             the same sign; 'no difference found': p >= {ALPHA} in each; otherwise the \
+             studies disagree and the finding should not be reported without more games."
+        ),
+        headers,
+        rows,
+    })
+}
+
+type Pick = fn(&stats::study::Comparison) -> Option<Difference>;
+
+/// The differences [`across`] lines up, castling first.
+fn measures() -> [(&'static str, Pick); 6] {
+    fn side(c: &stats::study::Comparison, s: Side) -> Option<&stats::study::SideComparison> {
+        c.sides.iter().find(|x| x.side == s)
+    }
+    [
+        ("White castled", |c| side(c, Side::White).map(|x| x.castled)),
+        ("Black castled", |c| side(c, Side::Black).map(|x| x.castled)),
+        ("White lost the right uncastled", |c| {
+            side(c, Side::White).map(|x| x.rights_lost)
+        }),
+        ("Black lost the right uncastled", |c| {
+            side(c, Side::Black).map(|x| x.rights_lost)
+        }),
+        ("White's score", |c| Some(c.white_score)),
+        ("draw rate", |c| Some(c.draw_rate)),
+    ]
+}
+
+/// Whether a difference holds in every study.
+fn verdict(diffs: &[Difference]) -> &'static str {
+    let found = |d: &Difference| d.p_value < ALPHA;
+    if diffs.iter().all(found) {
+        let up = diffs.iter().filter(|d| d.estimate > 0.0).count();
+        if up == diffs.len() || up == 0 {
+            "holds at every strength"
+        } else {
+            "found at every strength, with opposite signs"
+        }
+    } else if diffs.iter().any(found) {
+        "not at every strength"
+    } else {
+        "no difference found"
+    }
+}
+
+/// The tables as plain text, for a terminal: one aligned block per table.
+pub fn text(tables: &[StudyTable]) -> String {
+    let mut out = String::new();
+    for t in tables {
+        out.push_str(&format!("{}\n", t.title));
+        let mut widths: Vec<usize> = t.headers.iter().map(|h| h.chars().count()).collect();
+        for r in &t.rows {
+            for (w, c) in widths.iter_mut().zip(r) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let line = |cells: &[String]| {
+            let padded: Vec<String> = cells
+                .iter()
+                .zip(&widths)
+                .map(|(c, w)| format!("{c:<w$}"))
+                .collect();
+            format!("  {}\n", padded.join("  ").trim_end())
+        };
+        out.push_str(&line(&t.headers));
+        for r in &t.rows {
+            out.push_str(&line(r));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,6 +527,51 @@ mod tests {
         assert!(luft[4].contains(", p "), "{luft:?}");
         let normal = balance.rows.iter().find(|r| r[0] == "normal").unwrap();
         assert_eq!(normal[4], "baseline");
+    }
+
+    #[test]
+    fn across_strengths_a_finding_must_hold_in_every_study() {
+        let d = |estimate: f64, p_value: f64| Difference {
+            estimate,
+            ci: [estimate - 0.01, estimate + 0.01],
+            p_value,
+        };
+        assert_eq!(
+            verdict(&[d(-0.1, 0.001), d(-0.08, 0.01)]),
+            "holds at every strength"
+        );
+        assert_eq!(
+            verdict(&[d(-0.1, 0.001), d(-0.01, 0.6)]),
+            "not at every strength"
+        );
+        assert_eq!(
+            verdict(&[d(0.01, 0.5), d(-0.01, 0.6)]),
+            "no difference found"
+        );
+        assert_eq!(
+            verdict(&[d(0.1, 0.001), d(-0.1, 0.001)]),
+            "found at every strength, with opposite signs"
+        );
+        let a = sample();
+        let t = across(&[("weak".into(), a.clone()), ("strong".into(), a.clone())]).unwrap();
+        assert_eq!(t.headers.len(), 5);
+        // luft against normal: six figures (castled and rights lost per side, score, draws).
+        assert_eq!(t.rows.len(), 6);
+        assert!(across(&[("only".into(), a)]).is_none());
+    }
+
+    #[test]
+    fn text_tables_align_their_columns() {
+        let out = text(&tables(&sample()));
+        assert!(out.contains("Did each side castle?"));
+        let block: Vec<&str> = out
+            .lines()
+            .skip_while(|l| !l.starts_with("Balance"))
+            .skip(1)
+            .take(3)
+            .collect();
+        let at = |l: &str| l.find("games").or_else(|| l.find(char::is_numeric));
+        assert!(at(block[0]).is_some(), "{out}");
     }
 
     #[test]
