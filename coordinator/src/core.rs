@@ -1070,6 +1070,21 @@ impl Core {
         if finish.is_none() && record.done >= record.total {
             finish = Some("all pairs played".to_string());
         }
+        // A study asked to stop once its intervals are narrow enough: checked at history
+        // checkpoints only, from the running tallies.
+        if finish.is_none() && record.done >= run.history_next {
+            if let Some(w) = run.config.study.as_ref().and_then(|s| s.stop_half_width) {
+                let baseline = run
+                    .config
+                    .study
+                    .as_ref()
+                    .and_then(|s| s.baseline.as_deref());
+                let counted = run.totals.counted(&run.excluded);
+                if let Ok(study) = counted.study.study(baseline) {
+                    finish = crate::study_stop::narrow_enough(&study, w);
+                }
+            }
+        }
         let mut returned = Vec::new();
         if let Some(reason) = &finish {
             if !run.status.is_over() {

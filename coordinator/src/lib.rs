@@ -46,6 +46,7 @@ pub mod server;
 pub mod service;
 pub mod stats_cli;
 pub mod store;
+pub mod study_stop;
 pub mod totals;
 pub mod verify;
 pub mod web;

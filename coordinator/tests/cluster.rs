@@ -479,3 +479,38 @@ async fn a_small_run_is_shared_between_the_workers_asking_for_work() {
     );
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_stops_once_every_interval_is_narrow_enough() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    // 20,000 pairs planned; ±20 points is reached as soon as each rule-set has the minimum
+    // games the rule waits for.
+    let id = create(
+        &mut admin,
+        config(
+            "study",
+            40_000,
+            "[study]\nbaseline = \"normal\"\nstop_half_width = 20.0\n",
+        ),
+    )
+    .await;
+    work(server.worker(&e.workers[0]).await, "box0", 0).await;
+    let d = show(&mut admin, id).await;
+    let s = d.summary.clone().unwrap();
+    assert_eq!(s.state, pb::RunState::Finished as i32, "{s:?}");
+    assert!(
+        s.finish_reason.starts_with("every interval within ±20"),
+        "{s:?}"
+    );
+    assert!(s.pairs_done < s.pairs_total / 10, "{s:?}");
+    assert!(
+        d.study
+            .iter()
+            .all(|r| r.games >= coordinator::config::STUDY_STOP_MIN_GAMES),
+        "{:?}",
+        d.study
+    );
+    server.shutdown().await;
+}
