@@ -137,7 +137,7 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         }
 
         let played = tokio::select! {
-            r = play_plan(&mut admin, &plan, args.quiet) => Some(r),
+            r = play_plan(&mut admin, &plan, args.quiet, workers) => Some(r),
             _ = crate::cli_cluster::shutdown_signal() => None,
         };
         // Workers finish the games under way and submit them, then stop.
@@ -168,9 +168,9 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
             Some(r) => r?,
         };
         let mut runs = Vec::new();
-        for (id, tuned_from) in ids {
+        for (id, tuned_from, pace) in ids {
             let detail = show(&mut admin, id).await?;
-            runs.push((id, detail, tuned_from));
+            runs.push((id, detail, tuned_from, pace));
         }
         let _ = stop_server.send(());
         match server.await {
@@ -181,14 +181,14 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
 
         let conn = store::open(&db).with_context(|| format!("database {}", db.display()))?;
         let mut data = Vec::new();
-        for (id, detail, tuned_from) in runs {
+        for (id, detail, tuned_from, pace) in runs {
             let pairs = store::pair_scores(&conn, id)?.into_iter().map(|(_, s)| s).collect();
             let spsa_thetas = store::spsa_history(&conn, id)?
                 .iter()
                 .filter_map(|row| serde_json::from_str::<stats::spsa::SpsaUpdate>(row).ok())
                 .map(|u| (u.iteration, u.theta))
                 .collect();
-            data.push(report::RunData { detail, pairs, spsa_thetas, tuned_from });
+            data.push(report::RunData { detail, pairs, spsa_thetas, tuned_from, pace });
         }
         let written = report::write(&state, &plan.title, &data).with_context(|| format!("cannot write reports into {}", state.display()))?;
         Ok(Outcome {
@@ -233,12 +233,17 @@ async fn show(admin: &mut AdminClient, id: u64) -> anyhow::Result<pb::RunDetail>
 }
 
 /// Creates (or finds, when resuming) each run in turn and waits for it to finish.
+/// A run of the plan once played: its id, the run it took tuned values from, and how fast
+/// its games went in this session (none when it played no games now).
+type Played = (u64, Option<String>, Option<crate::report::study::Pace>);
+
 async fn play_plan(
     admin: &mut AdminClient,
     plan: &plan::Plan,
     quiet: bool,
-) -> anyhow::Result<Vec<(u64, Option<String>)>> {
-    let mut ids: Vec<(u64, Option<String>)> = Vec::new();
+    workers: usize,
+) -> anyhow::Result<Vec<Played>> {
+    let mut ids: Vec<Played> = Vec::new();
     for (run_no, planned) in (1..).zip(&plan.runs) {
         let existing = admin
             .list_runs(pb::ListRunsRequest {})
@@ -254,7 +259,7 @@ async fn play_plan(
                         toml::to_string(&planned.table).context("cannot write the run config")?
                     }
                     Some(source) => {
-                        let Some(&(source_id, _)) = ids
+                        let Some(&(source_id, _, _)) = ids
                             .iter()
                             .zip(&plan.runs)
                             .find(|(_, p)| &p.config.name == source)
@@ -293,8 +298,20 @@ async fn play_plan(
                 .await
                 .map_err(client::ClientError::from)?;
         }
+        let games_before = d.summary.as_ref().map_or(0, |s| s.pairs_done * 2);
+        let started = std::time::Instant::now();
         follow(admin, id, run_no, quiet).await?;
-        ids.push((id, planned.tuned_from.clone()));
+        let games_after = show(admin, id)
+            .await?
+            .summary
+            .map_or(games_before, |s| s.pairs_done * 2);
+        let core_minutes = started.elapsed().as_secs_f64() / 60.0 * workers as f64;
+        let played = games_after.saturating_sub(games_before);
+        let pace = (played > 0 && core_minutes > 0.0).then(|| crate::report::study::Pace {
+            games_per_core_minute: played as f64 / core_minutes,
+            cores: workers,
+        });
+        ids.push((id, planned.tuned_from.clone(), pace));
     }
     Ok(ids)
 }

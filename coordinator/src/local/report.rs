@@ -23,6 +23,8 @@ pub struct RunData {
     pub spsa_thetas: Vec<(u64, Vec<f64>)>,
     /// The SPSA run this run measures, if any.
     pub tuned_from: Option<String>,
+    /// How fast its games went on this machine (for the study's sizing).
+    pub pace: Option<crate::report::study::Pace>,
 }
 
 /// The files written.
@@ -70,6 +72,15 @@ fn history(run: &RunData) -> History {
         llrs: vec![],
         thetas: run.spsa_thetas.clone(),
     }
+}
+
+/// The precision a study's sizing aims at: its stopping width if it has one, else ±1 point.
+fn target_half_width(d: &pb::RunDetail) -> f64 {
+    crate::config::RunConfig::parse(&d.config_toml)
+        .ok()
+        .and_then(|c| c.study)
+        .and_then(|s| s.stop_half_width)
+        .unwrap_or(crate::report::study::DEFAULT_TARGET_HALF_WIDTH)
 }
 
 /// The run's full study figures, when it has them.
@@ -154,7 +165,13 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
         // the rules do, so its figures lead and the Elo of a player against itself is left out.
         let is_study = kind(&run.detail) == "study";
         if let Some(study) = study_of(&run.detail) {
-            for t in crate::report::study::tables(&study) {
+            let mut tables = crate::report::study::tables(&study);
+            tables.extend(crate::report::study::sizing(
+                &study,
+                target_half_width(&run.detail),
+                run.pace,
+            ));
+            for t in tables {
                 blocks.push(Block::Text(format!("{}. {}", t.title, t.note)));
                 blocks.push(Block::Table {
                     headers: t.headers,
@@ -347,6 +364,7 @@ mod tests {
             pairs: vec![2, 3, 1, 4, 2, 2],
             spsa_thetas: vec![(1, vec![260.0]), (2, vec![280.0]), (3, vec![300.0])],
             tuned_from: None,
+            pace: None,
         };
         let w = write(dir.path(), "Report", &[run]).expect("written");
         let html = std::fs::read_to_string(&w.html).expect("html");

@@ -337,6 +337,110 @@ fn balance_row(study: &Study, r: &RulesetFigures, has_baseline: bool) -> Vec<Str
     row
 }
 
+/// The interval half-width, in percentage points, that sizing aims at when the study sets
+/// none (`[study] stop_half_width`).
+pub const DEFAULT_TARGET_HALF_WIDTH: f64 = 1.0;
+
+/// How fast a machine played a run's games: the basis of time projections.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pace {
+    /// Games per core per minute, measured.
+    pub games_per_core_minute: f64,
+    /// Cores that played them.
+    pub cores: usize,
+}
+
+/// A fleet size the projection is also given for: what a cloud fleet would take.
+pub const FLEET_CORES: usize = 100;
+
+/// How many games each comparison needs for an interval of ±`target` percentage points, and
+/// how long the missing ones take at `pace` (on the cores measured, and on a
+/// [`FLEET_CORES`]-core fleet).
+///
+/// Large-sample intervals shrink as 1/sqrt(games), so a comparison whose interval is ±h
+/// with n games per rule-set needs about n·(h/target)² games per rule-set.
+pub fn sizing(study: &Study, target: f64, pace: Option<Pace>) -> Option<StudyTable> {
+    let games_of = |ruleset: &str| {
+        study
+            .rulesets
+            .iter()
+            .find(|r| r.ruleset == ruleset)
+            .map_or(0, |r| r.games)
+    };
+    let mut rows = Vec::new();
+    let mut most_more = 0u64;
+    for c in &study.comparisons {
+        let n = games_of(&c.ruleset).min(games_of(&c.baseline));
+        if n == 0 {
+            continue;
+        }
+        for (measure, pick) in measures() {
+            let Some(d) = pick(c) else { continue };
+            let half = 100.0 * (d.ci[1] - d.ci[0]) / 2.0;
+            let needed = (n as f64 * (half / target).powi(2)).ceil() as u64;
+            let more = needed.saturating_sub(n);
+            most_more = most_more.max(more);
+            rows.push(vec![
+                format!("{} vs {}", c.ruleset, c.baseline),
+                measure.to_string(),
+                format!("±{half:.2} pts with {n}"),
+                needed.to_string(),
+                more.to_string(),
+            ]);
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let total_more = most_more * study.rulesets.len() as u64;
+    let time = |cores: usize, p: &Pace| {
+        let minutes = total_more as f64 / (p.games_per_core_minute * cores as f64);
+        hours(minutes)
+    };
+    let projection = match pace {
+        Some(p) => format!(
+            " At this run's pace ({:.1} games per core-minute), those {total_more} more games \
+             take {} on the {} cores measured, {} on {FLEET_CORES} cores.",
+            p.games_per_core_minute,
+            time(p.cores, &p),
+            p.cores,
+            time(FLEET_CORES, &p)
+        ),
+        None => String::new(),
+    };
+    Some(StudyTable {
+        title: format!("Sizing: games for intervals of ±{target} points"),
+        note: format!(
+            "Games per rule-set each comparison needs for a 95% interval of ±{target} \
+             percentage points (intervals shrink as 1/sqrt(games)). Every comparison there \
+             needs {most_more} more games per rule-set, {total_more} in all.{projection}"
+        ),
+        headers: [
+            "comparison",
+            "figure",
+            "now",
+            "games per rule-set needed",
+            "more per rule-set",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+/// `3 h 20 min`, `45 min`, `12 days`.
+fn hours(minutes: f64) -> String {
+    if !minutes.is_finite() {
+        return "an unknown time".into();
+    }
+    let m = minutes.round() as u64;
+    match m {
+        0..=59 => format!("{m} min"),
+        60..=2879 => format!("{} h {} min", m / 60, m % 60),
+        _ => format!("{:.1} days", minutes / 1440.0),
+    }
+}
+
 /// The significance level at which [`across`] calls a difference found.
 pub const ALPHA: f64 = 0.05;
 
@@ -572,6 +676,28 @@ mod tests {
             .collect();
         let at = |l: &str| l.find("games").or_else(|| l.find(char::is_numeric));
         assert!(at(block[0]).is_some(), "{out}");
+    }
+
+    #[test]
+    fn sizing_scales_games_with_the_square_of_the_width_ratio() {
+        let st = sample();
+        let pace = Pace {
+            games_per_core_minute: 10.0,
+            cores: 2,
+        };
+        let t = sizing(&st, 1.0, Some(pace)).unwrap();
+        let wide = sizing(&st, 2.0, None).unwrap();
+        // Half the precision: a quarter of the games (rounding up aside).
+        for (a, b) in t.rows.iter().zip(&wide.rows) {
+            let (na, nb): (f64, f64) = (a[3].parse().unwrap(), b[3].parse().unwrap());
+            assert!((na / nb - 4.0).abs() < 0.01, "{a:?} {b:?}");
+        }
+        assert!(t.note.contains("on the 2 cores measured"), "{}", t.note);
+        assert!(t.note.contains("on 100 cores"), "{}", t.note);
+        assert!(!wide.note.contains("pace"), "{}", wide.note);
+        assert_eq!(hours(45.0), "45 min");
+        assert_eq!(hours(200.0), "3 h 20 min");
+        assert_eq!(hours(14_400.0), "10.0 days");
     }
 
     #[test]
