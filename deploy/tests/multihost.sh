@@ -62,15 +62,20 @@ fail() {
     exit 1
 }
 
+# Every process left in the test's namespaces: workers get two signals (the second hands
+# their lease back at once: a worker whose coordinator is gone would otherwise wait for it).
+ns_pids() {
+    for ns in hub co w1 w2 w3; do
+        ip netns pids "$P-$ns" 2>/dev/null || true
+    done
+}
 cleanup() {
     local rc=$?
-    for pid in "${PIDS[@]:-}"; do
-        [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
+    for sig in TERM TERM; do
+        ns_pids | xargs -r kill -"$sig" 2>/dev/null || true
+        sleep 0.5
     done
-    sleep 0.5
-    for pid in "${PIDS[@]:-}"; do
-        [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
-    done
+    ns_pids | xargs -r kill -KILL 2>/dev/null || true
     for ns in hub co w1 w2 w3; do
         ip netns del "$P-$ns" 2>/dev/null || true
         rm -rf "/etc/netns/$P-$ns"
@@ -82,6 +87,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 in_ns() { local ns=$1; shift; ip netns exec "$P-$ns" "$@"; }
+# In the background: `ip netns exec` execs the program, so $! is the program itself.
+bg_ns() { local ns=$1; shift; ip netns exec "$P-$ns" "$@" & PIDS+=($!); }
 past_deadline() { [ $(( $(date +%s) - START )) -ge "$TIMEOUT" ]; }
 
 # ---- the network: a bridge in a hub namespace, one veth per host -------------------------
@@ -105,9 +112,8 @@ if in_ns w2 tc qdisc add dev eth0 root netem delay 40ms 15ms loss 3% 2>/dev/null
 else
     # No sch_netem in this kernel: latency from a relay that holds every chunk 40±15 ms each
     # way, loss from nftables dropping 3% of the packets to and from the coordinator.
-    in_ns w2 python3 deploy/tests/delay_relay.py 127.0.0.1:50051 "${ADDR[co]}:50051" 40 15 \
-        >"$W/relay.log" 2>&1 &
-    PIDS+=($!)
+    bg_ns w2 python3 deploy/tests/delay_relay.py 127.0.0.1:50051 "${ADDR[co]}:50051" 40 15 \
+        >"$W/relay.log" 2>&1
     SEES[w2]=127.0.0.1
     IMPAIRED="no tc netem in this kernel: relay 40±15 ms each way"
     if command -v nft >/dev/null; then
@@ -147,11 +153,10 @@ for h in w1 w2 w3; do
     TOKEN[$h]=$("$BIN/coordinator" token add --db "$DB" --role worker --name "$h" | tail -n1)
 done
 URL="https://${ADDR[co]}:50051"
-RUST_LOG=coordinator=info in_ns co "$BIN/coordinator" serve --db "$DB" \
+bg_ns co env RUST_LOG=coordinator=info "$BIN/coordinator" serve --db "$DB" \
     --listen "${ADDR[co]}:50051" --http-listen "${ADDR[co]}:8080" \
     --tls-cert "$W/server.pem" --tls-key "$W/server.key" \
-    --lease-timeout "$LEASE_TIMEOUT" >"$W/coordinator.log" 2>&1 &
-PIDS+=($!)
+    --lease-timeout "$LEASE_TIMEOUT" >"$W/coordinator.log" 2>&1
 admin() { in_ns co "$BIN/coordinator" run --coordinator "$URL" --ca "$W/ca.pem" --token "$ADMIN" "$@"; }
 for _ in $(seq 50); do
     admin list >/dev/null 2>&1 && break
@@ -182,11 +187,10 @@ log "run $RUN created: $PAIRS pairs, lease timeout ${LEASE_TIMEOUT}s"
 
 # ---- the workers ------------------------------------------------------------------------
 for h in w1 w2 w3; do
-    RUST_LOG=worker=debug in_ns "$h" "$BIN/worker" --coordinator https://coordinator.test:50051 \
-        --ca "$W/ca.pem" \
+    bg_ns "$h" env RUST_LOG=worker=debug "$BIN/worker" \
+        --coordinator https://coordinator.test:50051 --ca "$W/ca.pem" \
         --token "${TOKEN[$h]}" --name "$h" --concurrency 1 --spool "$W/$h.spool" \
-        --report-linger-ms 300 >"$W/$h.log" 2>&1 &
-    PIDS+=($!)
+        --report-linger-ms 300 >"$W/$h.log" 2>&1
 done
 log "workers w1 w2 w3 started"
 
@@ -215,7 +219,8 @@ log "run finished"
 admin verify "$RUN" >"$W/verify.out" 2>&1 || { cat "$W/verify.out"; fail "run verify found a mismatch"; }
 log "coordinator run verify: $(tail -n1 "$W/verify.out")"
 admin show "$RUN" >"$W/show.out"
-for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+# Workers first (one signal: their spools are empty, they exit), then the rest.
+ns_pids | xargs -r kill -TERM 2>/dev/null || true
 wait 2>/dev/null || true
 PIDS=()
 
