@@ -9,7 +9,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --profile ci
 # What deploy/ ships, checked against the real schemas and validators, then a run across
 # network namespaces with TLS, a lossy link and a cut one (root only; skipped with a message
-# otherwise). Both use the binaries the tests just built.
-cargo build --workspace --profile ci --bins
+# otherwise). Both use the binaries the tests just built (integration tests build their
+# package's binaries); built here only if missing, since a plain build unifies features
+# differently and would compile the workspace again.
+if [ ! -x target/ci/coordinator ] || [ ! -x target/ci/worker ]; then
+    cargo build --workspace --profile ci --bins
+fi
 bash deploy/tests/validate.sh target/ci
 bash deploy/tests/multihost.sh target/ci
