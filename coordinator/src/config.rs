@@ -612,6 +612,19 @@ impl RunConfig {
         (index / total) * max_weight + occurrence
     }
 
+    /// The openings of a pair's two games: the same one with colours reversed, except in a
+    /// study, where one engine plays itself and the reversed game would replay the first
+    /// move for move: there the two games take consecutive openings of their own (and the
+    /// rule-sets still share them).
+    pub fn openings_for_pair(&self, index: u64) -> (u64, Option<u64>) {
+        let o = self.opening_for_pair(index);
+        if self.kind == RunKind::Study {
+            (2 * o, Some(2 * o + 1))
+        } else {
+            (o, None)
+        }
+    }
+
     /// The entry of a pair, and how many earlier pairs of its period went to the same entry.
     fn slot_for_pair(&self, index: u64) -> (usize, u64) {
         let total: u64 = self.variants.iter().map(|v| u64::from(v.weight)).sum();
@@ -941,6 +954,34 @@ mod opening_tests {
         assert_eq!(lists.len(), 4);
         assert!(lists.iter().all(|l| *l == lists[0]), "{by_ruleset:?}");
         assert_eq!(*lists[0], (0..10).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn a_study_pair_plays_two_openings_and_the_rule_sets_share_them() {
+        let c = study(&[1, 1]);
+        let mut by_ruleset: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        for i in 0..20 {
+            let (a, b) = c.openings_for_pair(i);
+            // One engine against itself from one opening with colours reversed replays the
+            // game: the second game needs an opening of its own.
+            assert_eq!(b, Some(a + 1));
+            let list = by_ruleset
+                .entry(c.entry_for_pair(i).ruleset.clone())
+                .or_default();
+            list.extend([a, a + 1]);
+        }
+        let lists: Vec<&Vec<u64>> = by_ruleset.values().collect();
+        assert!(lists.iter().all(|l| *l == lists[0]), "{by_ruleset:?}");
+        let mut all = lists[0].clone();
+        all.dedup();
+        assert_eq!(
+            all.len(),
+            lists[0].len(),
+            "an opening played twice: {all:?}"
+        );
+        let mut m = c.clone();
+        m.kind = RunKind::Match;
+        assert_eq!(m.openings_for_pair(7), (m.opening_for_pair(7), None));
     }
 
     #[test]

@@ -37,7 +37,8 @@ pub fn castling_kinds(rules: Rules) -> Vec<&'static str> {
         .collect()
 }
 
-fn rules_of(variant: &str, ruleset: &str) -> Option<Rules> {
+/// The rules a variant id and rule-set id name (empty rule-set: the variant's default).
+pub fn rules_of(variant: &str, ruleset: &str) -> Option<Rules> {
     Rules::parse(variant, (!ruleset.is_empty()).then_some(ruleset)).ok()
 }
 

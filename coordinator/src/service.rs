@@ -176,7 +176,8 @@ impl From<Grant> for pb::Lease {
                 .into_iter()
                 .map(|p| pb::PairTask {
                     index: p.index,
-                    opening: c.opening_for_pair(p.index),
+                    opening: c.openings_for_pair(p.index).0,
+                    second_opening: c.openings_for_pair(p.index).1,
                     variant: p.variant,
                     ruleset: p.ruleset,
                     seed: p.seed,

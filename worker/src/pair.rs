@@ -48,7 +48,12 @@ pub fn play_pair(spec: &PairSpec) -> Result<PairResult, WorkerError> {
 }
 
 trait Games: Send {
-    fn play(&mut self, fen: &str, config: &GameConfig) -> Result<[GameRecord; 2], WorkerError>;
+    /// The two games: `fens[0]` with the first player White, `fens[1]` with it Black.
+    fn play(
+        &mut self,
+        fens: [&str; 2],
+        config: &GameConfig,
+    ) -> Result<[GameRecord; 2], WorkerError>;
 }
 
 struct Typed<P: SearchPosition> {
@@ -57,10 +62,14 @@ struct Typed<P: SearchPosition> {
 }
 
 impl<P: SearchPosition> Games for Typed<P> {
-    fn play(&mut self, fen: &str, config: &GameConfig) -> Result<[GameRecord; 2], WorkerError> {
+    fn play(
+        &mut self,
+        fens: [&str; 2],
+        config: &GameConfig,
+    ) -> Result<[GameRecord; 2], WorkerError> {
         let [a, b] = &mut self.players;
-        let first = play_game(self.rules, fen, [a.as_mut(), b.as_mut()], config)?;
-        let second = play_game(self.rules, fen, [b.as_mut(), a.as_mut()], config)?;
+        let first = play_game(self.rules, fens[0], [a.as_mut(), b.as_mut()], config)?;
+        let second = play_game(self.rules, fens[1], [b.as_mut(), a.as_mut()], config)?;
         Ok([first, second])
     }
 }
@@ -105,7 +114,21 @@ impl PairSession {
         config: &GameConfig,
         pgn: Option<&PgnOptions>,
     ) -> Result<PairResult, WorkerError> {
-        let games = self.games.play(opening_fen, config)?;
+        self.play_pair_from(pair_index, seed, [opening_fen, opening_fen], config, pgn)
+    }
+
+    /// Plays the pair from two openings, one per game. A study's engine plays itself: from
+    /// the same opening with colours reversed it would replay the first game move for move,
+    /// so a study pair's second game starts from an opening of its own.
+    pub fn play_pair_from(
+        &mut self,
+        pair_index: u64,
+        seed: u64,
+        fens: [&str; 2],
+        config: &GameConfig,
+        pgn: Option<&PgnOptions>,
+    ) -> Result<PairResult, WorkerError> {
+        let games = self.games.play(fens, config)?;
         let pgn = pgn.map(|options| {
             let mut text = String::new();
             for (i, g) in games.iter().enumerate() {

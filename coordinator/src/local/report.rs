@@ -165,6 +165,11 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
         // the rules do, so its figures lead and the Elo of a player against itself is left out.
         let is_study = kind(&run.detail) == "study";
         if let Some(study) = study_of(&run.detail) {
+            if let Ok(config) = crate::config::RunConfig::parse(&run.detail.config_toml) {
+                if let Some(w) = crate::report::study::repeated_openings(&config, &study) {
+                    blocks.push(Block::Text(w));
+                }
+            }
             let mut tables = crate::report::study::tables(&study);
             tables.extend(crate::report::study::sizing(
                 &study,

@@ -337,6 +337,46 @@ fn balance_row(study: &Study, r: &RulesetFigures, has_baseline: bool) -> Vec<Str
     row
 }
 
+/// A warning when a study has played more games per rule-set than its built-in books have
+/// openings. One engine playing itself at a fixed node count plays the same game from the same
+/// position every time, so games past the book's size repeat earlier ones: the figures then
+/// rest on fewer distinct games than they count, and their intervals are too narrow.
+pub fn repeated_openings(config: &crate::config::RunConfig, study: &Study) -> Option<String> {
+    let mut short = Vec::new();
+    for v in &config.variants {
+        if !v.book.is_empty() || !config.book.is_empty() {
+            continue;
+        }
+        let Some(rules) = crate::facts::rules_of(&v.variant, &v.ruleset) else {
+            continue;
+        };
+        let Ok(book) = worker::book::Book::builtin(rules) else {
+            continue;
+        };
+        let games = study
+            .rulesets
+            .iter()
+            .find(|r| r.ruleset == rules.ruleset().id())
+            .map_or(0, |r| r.games);
+        let openings = book.positions.len() as u64;
+        if games > openings {
+            short.push(format!(
+                "{} ({games} games, {openings} openings)",
+                v.ruleset
+            ));
+        }
+    }
+    (!short.is_empty()).then(|| {
+        format!(
+            "Warning: more games than openings under {}. One engine playing itself replays \
+             the same game from the same opening, so these figures rest on at most as many \
+             distinct games per rule-set as its book has openings, and their intervals are \
+             too narrow. Give the study a larger book (`worker book`) or fewer games.",
+            short.join(", ")
+        )
+    })
+}
+
 /// The interval half-width, in percentage points, that sizing aims at when the study sets
 /// none (`[study] stop_half_width`).
 pub const DEFAULT_TARGET_HALF_WIDTH: f64 = 1.0;
@@ -698,6 +738,31 @@ mod tests {
         assert_eq!(hours(45.0), "45 min");
         assert_eq!(hours(200.0), "3 h 20 min");
         assert_eq!(hours(14_400.0), "10.0 days");
+    }
+
+    #[test]
+    fn more_games_than_book_openings_is_flagged() {
+        let config = crate::config::RunConfig::parse(
+            "name = \"s\"\nkind = \"study\"\ngames = 80\n[limits]\nnodes = 10\n\
+             [[variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n\
+             [[variants]]\nvariant = \"latte\"\nruleset = \"luft\"\n\
+             [first]\nengine = \"builtin\"\n[study]\nbaseline = \"normal\"\n",
+        )
+        .unwrap();
+        let mut st = sample();
+        assert_eq!(repeated_openings(&config, &st), None);
+        let openings =
+            worker::book::Book::builtin(engine::Rules::parse("latte", Some("luft")).unwrap())
+                .unwrap()
+                .positions
+                .len() as u64;
+        for r in &mut st.rulesets {
+            if r.ruleset == "luft" {
+                r.games = openings + 1;
+            }
+        }
+        let w = repeated_openings(&config, &st).expect("flagged");
+        assert!(w.contains("luft") && !w.contains("normal ("), "{w}");
     }
 
     #[test]

@@ -66,6 +66,8 @@ pub(crate) struct Job {
     pub(crate) task: pb::PairTask,
     pub(crate) rules: Rules,
     pub(crate) fen: String,
+    /// The second game's opening (`fen` unless the task names another).
+    pub(crate) second_fen: String,
     pub(crate) players: [PlayerSpec; 2],
 }
 
@@ -175,11 +177,15 @@ pub(crate) fn jobs(
             books.insert(key.clone(), book);
         }
         let book = &books[&key];
-        let fen =
-            book.positions[(task.opening % book.positions.len().max(1) as u64) as usize].clone();
+        let at = |opening: u64| {
+            book.positions[(opening % book.positions.len().max(1) as u64) as usize].clone()
+        };
+        let fen = at(task.opening);
+        let second_fen = task.second_opening.map_or_else(|| fen.clone(), at);
         out.push(Job {
             rules,
             fen,
+            second_fen,
             players: [
                 player(lease.first.as_ref(), &task.first_options, engines)?,
                 player(lease.second.as_ref(), &task.second_options, engines)?,
@@ -299,5 +305,28 @@ mod tests {
         };
         let err = jobs(&lease, Path::new("."), &Engines::default()).expect_err("ghost");
         assert!(err.to_string().contains("'ghost'"), "{err}");
+    }
+
+    #[test]
+    fn a_second_opening_gives_the_second_game_its_own_position() {
+        let task = |second_opening| pb::PairTask {
+            index: 0,
+            opening: 4,
+            second_opening,
+            variant: "latte".into(),
+            ruleset: "normal".into(),
+            ..Default::default()
+        };
+        let lease = |t| pb::Lease {
+            first: Some(sent("builtin", "")),
+            second: Some(sent("builtin", "")),
+            pairs: vec![t],
+            ..Default::default()
+        };
+        let same = jobs(&lease(task(None)), Path::new("."), &Engines::default()).expect("jobs");
+        assert_eq!(same[0].fen, same[0].second_fen);
+        let two = jobs(&lease(task(Some(5))), Path::new("."), &Engines::default()).expect("jobs");
+        assert_eq!(two[0].fen, same[0].fen);
+        assert_ne!(two[0].fen, two[0].second_fen);
     }
 }

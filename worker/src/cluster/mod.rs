@@ -466,8 +466,14 @@ async fn play_lease(
                         );
                     }
                     let s = sessions.get_mut(&key).ok_or("no session")?;
-                    s.play_pair(job.task.index, job.task.seed, &job.fen, &game, pgn.as_ref())
-                        .map_err(|e| e.to_string())
+                    s.play_pair_from(
+                        job.task.index,
+                        job.task.seed,
+                        [&job.fen, &job.second_fen],
+                        &game,
+                        pgn.as_ref(),
+                    )
+                    .map_err(|e| e.to_string())
                 })()
                 .map_err(|e: String| format!("pair {}: {e}", job.task.index));
                 if tx.blocking_send(result).is_err() {
