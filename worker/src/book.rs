@@ -158,6 +158,9 @@ pub struct BookConfig {
     pub nodes: u64,
     /// Largest absolute score kept, in centipawns.
     pub max_score: i32,
+    /// Whether the random plies may castle. Books shared by rule-sets never do: a castling
+    /// move exists under one rule-set and not another.
+    pub castling_plies: bool,
 }
 
 impl BookConfig {
@@ -171,6 +174,7 @@ impl BookConfig {
             max_plies: 9,
             nodes: 5000,
             max_score: 100,
+            castling_plies: true,
         }
     }
 }
@@ -184,6 +188,62 @@ pub fn generate(config: &BookConfig) -> Result<Vec<String>, WorkerError> {
         )));
     }
     with_search_position(config.rules, GenerateJob { config })
+}
+
+/// The rule-set a variant's shared book is generated under: the one with the most castling
+/// rights, so that each other rule-set's rights are a subset to keep.
+fn widest_ruleset(variant: engine::Variant) -> engine::Ruleset {
+    use engine::{Ruleset as R, Variant as V};
+    match variant {
+        V::Latte => R::Both,
+        V::Secutor => R::Extended,
+        V::Chess => R::Normal,
+    }
+}
+
+/// One book per rule-set of `config.rules`' variant, with the same positions in the same
+/// order: a study then compares rule-sets on identical openings, not on books that differ.
+/// Positions come from random plies that never castle, under the rule-set with the widest
+/// castling rights, and are written under each rule-set with the rights it has (the FEN
+/// reader drops the others, e.g. Latte's G/B letters under `normal`).
+pub fn generate_shared(config: &BookConfig) -> Result<Vec<(Rules, Vec<String>)>, WorkerError> {
+    let variant = config.rules.variant();
+    let widest = Rules::new(variant, widest_ruleset(variant))
+        .map_err(|e| WorkerError::Invalid(e.to_string()))?;
+    let positions = generate(&BookConfig {
+        rules: widest,
+        castling_plies: false,
+        ..*config
+    })?;
+    variant
+        .rulesets()
+        .iter()
+        .map(|&r| {
+            let rules = Rules::new(variant, r).map_err(|e| WorkerError::Invalid(e.to_string()))?;
+            let fens = positions
+                .iter()
+                .map(|fen| with_search_position(rules, Rewrite { fen }))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((rules, fens))
+        })
+        .collect()
+}
+
+/// A FEN read and written again under other rules.
+struct Rewrite<'a> {
+    fen: &'a str,
+}
+
+impl WithSearchPosition for Rewrite<'_> {
+    type Output = Result<String, WorkerError>;
+    fn run<P: SearchPosition>(self, rules: Rules) -> Self::Output {
+        P::from_fen(rules, self.fen)
+            .map(|p| p.to_fen())
+            .map_err(|source| WorkerError::Fen {
+                context: self.fen.to_string(),
+                source,
+            })
+    }
 }
 
 struct GenerateJob<'a> {
@@ -220,7 +280,13 @@ impl WithSearchPosition for GenerateJob<'_> {
             let plies = rng.gen_range(c.min_plies..=c.max_plies);
             let mut ok = true;
             for _ in 0..plies {
-                let moves = game.position().legal_move_list();
+                let pos = game.position();
+                let moves: Vec<P::Move> = pos
+                    .legal_move_list()
+                    .iter()
+                    .copied()
+                    .filter(|&m| c.castling_plies || pos.move_info(m).castle.is_none())
+                    .collect();
                 if moves.is_empty() {
                     ok = false;
                     break;
@@ -250,6 +316,50 @@ impl WithSearchPosition for GenerateJob<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_books_hold_the_same_positions_under_each_rule_set() {
+        let rules = Rules::parse("latte", Some("normal")).expect("rules");
+        let mut c = BookConfig::new(rules, 12, 5);
+        c.nodes = 200;
+        let books = generate_shared(&c).expect("books");
+        assert_eq!(books.len(), 4);
+        let board = |fen: &str| fen.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+        for (_, fens) in &books {
+            let a: Vec<String> = fens.iter().map(|f| board(f)).collect();
+            let b: Vec<String> = books[0].1.iter().map(|f| board(f)).collect();
+            assert_eq!(a, b);
+        }
+        for (r, fens) in &books {
+            for f in fens {
+                let rights = f.split_whitespace().nth(2).unwrap_or("-");
+                let g_letters = rights.chars().any(|ch| "GBgb".contains(ch));
+                if r.ruleset() == engine::Ruleset::Normal {
+                    assert!(!g_letters, "{r}: {f}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shipped_books_of_a_variant_share_their_positions() {
+        for v in [engine::Variant::Latte, engine::Variant::Secutor] {
+            let boards: Vec<Vec<String>> = v
+                .rulesets()
+                .iter()
+                .map(|&r| {
+                    let rules = Rules::new(v, r).expect("listed");
+                    Book::builtin(rules)
+                        .expect("book")
+                        .positions
+                        .iter()
+                        .map(|f| f.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+                        .collect()
+                })
+                .collect();
+            assert!(boards.iter().all(|b| *b == boards[0]), "{v:?} books differ");
+        }
+    }
 
     #[test]
     fn every_shipped_book_is_valid_and_large() {

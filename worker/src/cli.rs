@@ -152,8 +152,13 @@ struct BookArgs {
     #[arg(long, default_value_t = 100)]
     max_score: i32,
     /// Output file (default: standard output).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "out_dir")]
     out: Option<PathBuf>,
+    /// One book per rule-set of the variant into this folder (`VARIANT-RULESET.epd`), all with
+    /// the same positions (random plies that never castle): the books a study compares
+    /// rule-sets on.
+    #[arg(long)]
+    out_dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -499,6 +504,28 @@ fn run_book(a: BookArgs) -> Result<(), WorkerError> {
     config.min_plies = a.min_plies;
     config.max_plies = a.max_plies;
     config.max_score = a.max_score;
+    if let Some(dir) = &a.out_dir {
+        for (r, positions) in crate::book::generate_shared(&config)? {
+            let mut text = format!(
+                "# {r} opening book: {} positions shared by every {} rule-set (random plies \
+                 that never castle), {}-{} random plies, |score| <= {} cp at {} nodes, seed {}\n",
+                a.count,
+                r.variant().id(),
+                a.min_plies,
+                a.max_plies,
+                a.max_score,
+                config.nodes,
+                a.seed
+            );
+            for p in &positions {
+                text.push_str(p);
+                text.push('\n');
+            }
+            let path = dir.join(crate::book::builtin_name(r));
+            std::fs::write(&path, text).map_err(|source| WorkerError::Output { path, source })?;
+        }
+        return Ok(());
+    }
     let positions = generate(&config)?;
     let mut text = format!(
         "# {} opening book: {} positions, {}-{} random plies, |score| <= {} cp at {} nodes, seed {}\n",
