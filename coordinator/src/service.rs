@@ -174,10 +174,11 @@ impl From<Grant> for pb::Lease {
             pairs: g
                 .pairs
                 .into_iter()
-                .map(|p| pb::PairTask {
+                .map(|p| (c.openings_for_pair(p.index), p))
+                .map(|((opening, second_opening), p)| pb::PairTask {
                     index: p.index,
-                    opening: c.openings_for_pair(p.index).0,
-                    second_opening: c.openings_for_pair(p.index).1,
+                    opening,
+                    second_opening,
                     variant: p.variant,
                     ruleset: p.ruleset,
                     seed: p.seed,

@@ -6,21 +6,18 @@
 //! grows with the run.
 
 use crate::config::STUDY_STOP_MIN_GAMES;
+use crate::report::study::measures;
 use stats::study::{Difference, Study};
 
-/// Every interval the rule asks about, as half-widths (fractions).
+/// Every interval the rule asks about (the report's measures), as half-widths (fractions).
 fn half_widths(study: &Study) -> Vec<f64> {
-    let half = |d: &Difference| (d.ci[1] - d.ci[0]) / 2.0;
-    let mut out = Vec::new();
-    for c in &study.comparisons {
-        out.push(half(&c.white_score));
-        out.push(half(&c.draw_rate));
-        for s in &c.sides {
-            out.push(half(&s.castled));
-            out.push(half(&s.rights_lost));
-        }
-    }
-    out
+    let half = |d: Difference| (d.ci[1] - d.ci[0]) / 2.0;
+    study
+        .comparisons
+        .iter()
+        .flat_map(|c| measures().into_iter().filter_map(move |(_, pick)| pick(c)))
+        .map(half)
+        .collect()
 }
 
 /// The reason to stop, if every comparison's 95% interval is within ±`half_width_points`

@@ -534,10 +534,12 @@ pub fn across(studies: &[(String, Study)]) -> Option<StudyTable> {
     })
 }
 
-type Pick = fn(&stats::study::Comparison) -> Option<Difference>;
+/// Picks one difference out of a comparison (None when the comparison lacks it).
+pub type Pick = fn(&stats::study::Comparison) -> Option<Difference>;
 
-/// The differences [`across`] lines up, castling first.
-fn measures() -> [(&'static str, Pick); 6] {
+/// The differences a study reports against its baseline, castling first: what [`across`]
+/// lines up, [`sizing`] sizes and the width stopping rule waits for.
+pub fn measures() -> [(&'static str, Pick); 6] {
     fn side(c: &stats::study::Comparison, s: Side) -> Option<&stats::study::SideComparison> {
         c.sides.iter().find(|x| x.side == s)
     }
