@@ -132,6 +132,26 @@ impl Process {
     }
 
     /// The exit status if the process has ended (waiting briefly for it to be reaped).
+    /// Sends a handshake line; an engine that already exited makes the write fail with a broken
+    /// pipe, which is reported as the exit it is (with its status), not as a write error.
+    fn send_at_start(&mut self, line: &str, awaiting: &str) -> Result<(), String> {
+        self.send(line).map_err(|e| {
+            if matches!(self.child.try_wait(), Ok(Some(_))) || self.lines_closed() {
+                format!("it exited before {awaiting} ({})", self.exit_status())
+            } else {
+                e.to_string()
+            }
+        })
+    }
+
+    /// True when the engine's output has closed (its reader thread has ended).
+    fn lines_closed(&self) -> bool {
+        matches!(
+            self.lines.recv_timeout(Duration::from_millis(100)),
+            Err(RecvTimeoutError::Disconnected)
+        )
+    }
+
     fn exit_status(&mut self) -> String {
         for _ in 0..20 {
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -257,7 +277,7 @@ impl<P: SearchPosition> UciPlayer<P> {
             .map_err(|e| format!("cannot run {}: {e}", self.spec.command.display()))?;
         let timeout = self.spec.startup_timeout;
         let deadline = Instant::now() + timeout;
-        p.send("uci").map_err(|e| e.to_string())?;
+        p.send_at_start("uci", "uciok")?;
         let mut declared = Vec::new();
         p.read_until(deadline, |line| {
             if let Some(o) = parse_option_line(line) {
@@ -275,10 +295,9 @@ impl<P: SearchPosition> UciPlayer<P> {
             self.variant_options.clone()
         };
         for (name, value) in variant_options.iter().chain(&self.spec.options) {
-            p.send(&format!("setoption name {name} value {value}"))
-                .map_err(|e| e.to_string())?;
+            p.send_at_start(&format!("setoption name {name} value {value}"), "readyok")?;
         }
-        p.send("isready").map_err(|e| e.to_string())?;
+        p.send_at_start("isready", "readyok")?;
         p.read_until(deadline, |line| line.trim() == "readyok")
             .map_err(|e| match e {
                 ReadError::Eof => format!("it exited before readyok ({})", p.exit_status()),
@@ -516,6 +535,18 @@ impl<P: SearchPosition> Player<P> for UciPlayer<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// CI once saw "cannot write to the engine: Broken pipe" for an engine that exits at start:
+    /// the exit raced the first write. An engine gone before the handshake is named as exited.
+    #[test]
+    fn writing_to_an_engine_that_exited_says_it_exited() {
+        let mut p = Process::spawn(&UciSpec::new("gone", "true")).expect("spawn true");
+        let _ = p.child.wait();
+        // Filling the pipe's buffer makes a write fail however the kernel buffers it.
+        let line = "x".repeat(1 << 17);
+        let err = p.send_at_start(&line, "uciok").expect_err("no reader");
+        assert!(err.contains("exited before uciok"), "{err}");
+    }
 
     #[test]
     fn info_lines_give_scores_from_the_mover() {
