@@ -26,6 +26,11 @@
 //! [study]
 //! baseline = "normal"
 //! stop_half_width = 1.5       # optional: stop once every interval is within ±1.5 points
+//!
+//! [study.decide]              # optional: stop once every comparison is decided
+//! alpha = 0.05                # chance of finding a difference that is not there, per test
+//! beta = 0.05                 # chance of missing one of `effect` or more (default: alpha)
+//! effect = 3.0                # the smallest difference worth finding, percentage points
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -344,6 +349,50 @@ pub struct StudySection {
     /// does not bias the estimates the way stopping on a p-value would.
     #[serde(default)]
     pub stop_half_width: Option<f64>,
+    /// Stop the study early once every comparison with the baseline is decided by its
+    /// sequential test: higher, lower, or within `effect` of the baseline (see
+    /// [`stats::sequential`]). With `stop_half_width` too, whichever comes first stops it.
+    #[serde(default)]
+    pub decide: Option<DecideSection>,
+}
+
+/// `[study.decide]`: the error rates and margin of the per-comparison sequential tests.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecideSection {
+    /// Chance, per comparison, of declaring a difference that is not there.
+    pub alpha: f64,
+    /// Chance, per comparison, of declaring "no difference" where it is `effect` or more;
+    /// `alpha` when not given.
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// The smallest difference worth finding, in percentage points.
+    pub effect: f64,
+}
+
+impl DecideSection {
+    /// The checked rule, the effect turned from points into a fraction.
+    pub fn rule(&self) -> Result<stats::sequential::DecisionRule, ConfigError> {
+        stats::sequential::DecisionRule::new(
+            self.alpha,
+            self.beta.unwrap_or(self.alpha),
+            self.effect / 100.0,
+        )
+        .map_err(|e| {
+            let field = match e {
+                stats::sequential::DecisionRuleError::ErrorRate { name, .. } => name,
+                stats::sequential::DecisionRuleError::Effect(_) => "effect",
+            };
+            let message = match e {
+                stats::sequential::DecisionRuleError::Effect(_) => format!(
+                    "{} is not a difference in percentage points (more than 0, less than 100)",
+                    self.effect
+                ),
+                other => other.to_string(),
+            };
+            ConfigError::new(format!("study.decide.{field}"), message)
+        })
+    }
 }
 
 /// Games each rule-set must have before a study may stop on interval width: below it the
@@ -543,6 +592,16 @@ impl RunConfig {
                     }
                 }
                 if let Some(study) = &self.study {
+                    if let Some(decide) = &study.decide {
+                        decide.rule()?;
+                        if study.baseline.is_none() {
+                            return Err(ConfigError::new(
+                                "study.decide",
+                                "deciding comparisons needs a baseline to compare with \
+                                 (study.baseline)",
+                            ));
+                        }
+                    }
                     if let Some(w) = study.stop_half_width {
                         if !(w > 0.0 && w <= 50.0) {
                             return Err(ConfigError::new(
@@ -1028,5 +1087,41 @@ mod opening_tests {
         let e = RunConfig::parse(&no_baseline).unwrap_err();
         assert_eq!(e.field, "study.stop_half_width");
         assert!(e.message.contains("baseline"), "{e:?}");
+    }
+
+    #[test]
+    fn study_decide_is_checked_by_name() {
+        let base = "name = \"s\"\nkind = \"study\"\ngames = 40\n[limits]\nnodes = 10\n\
+                    [[variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n\
+                    [[variants]]\nvariant = \"latte\"\nruleset = \"luft\"\n\
+                    [first]\nengine = \"builtin\"\n[study]\nbaseline = \"normal\"\n";
+        let ok = format!("{base}[study.decide]\nalpha = 0.05\neffect = 3\n");
+        let rule = RunConfig::parse(&ok)
+            .unwrap()
+            .study
+            .unwrap()
+            .decide
+            .unwrap()
+            .rule()
+            .unwrap();
+        assert_eq!((rule.alpha, rule.beta, rule.effect), (0.05, 0.05, 0.03));
+        for (bad, field) in [
+            ("alpha = 0\neffect = 3", "study.decide.alpha"),
+            ("alpha = 0.05\nbeta = 0.9\neffect = 3", "study.decide.beta"),
+            ("alpha = 0.05\neffect = 0", "study.decide.effect"),
+            ("alpha = 0.05\neffect = 100", "study.decide.effect"),
+            ("alpha = 0.05\neffect = nan", "study.decide.effect"),
+            ("alpha = 0.05", "study.decide"),
+            ("alpha = 0.05\neffect = 3\ngamma = 1", "study.decide.gamma"),
+        ] {
+            let e = RunConfig::parse(&format!("{base}[study.decide]\n{bad}\n")).unwrap_err();
+            assert_eq!(e.field, field, "{bad}: {e:?}");
+        }
+        let e = RunConfig::parse(
+            &format!("{base}[study.decide]\nalpha = 0.05\neffect = 3\n")
+                .replace("baseline = \"normal\"\n", ""),
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "study.decide", "{e:?}");
     }
 }

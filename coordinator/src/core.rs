@@ -1073,15 +1073,18 @@ impl Core {
         // A study asked to stop once its intervals are narrow enough: checked at history
         // checkpoints only, from the running tallies.
         if finish.is_none() && record.done >= run.history_next {
-            if let Some(w) = run.config.study.as_ref().and_then(|s| s.stop_half_width) {
-                let baseline = run
-                    .config
-                    .study
-                    .as_ref()
-                    .and_then(|s| s.baseline.as_deref());
-                let counted = run.totals.counted(&run.excluded);
-                if let Ok(study) = counted.study.study(baseline) {
-                    finish = crate::study_stop::narrow_enough(&study, w);
+            if let Some(section) = run.config.study.as_ref() {
+                let width = section.stop_half_width;
+                let rule = section.decide.as_ref().and_then(|d| d.rule().ok());
+                if width.is_some() || rule.is_some() {
+                    let counted = run.totals.counted(&run.excluded);
+                    if let Ok(study) = counted.study.study(section.baseline.as_deref()) {
+                        finish = width
+                            .and_then(|w| crate::study_stop::narrow_enough(&study, w))
+                            .or_else(|| {
+                                rule.and_then(|r| crate::study_stop::all_decided(&study, &r))
+                            });
+                    }
                 }
             }
         }

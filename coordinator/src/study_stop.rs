@@ -1,5 +1,6 @@
 //! When a study may stop before its last game: once every comparison with the baseline is
-//! measured to the precision the plan asked for (`[study] stop_half_width`).
+//! measured to the precision the plan asked for (`[study] stop_half_width`), or once every
+//! comparison is decided by its sequential test (`[study.decide]`, [`stats::sequential`]).
 //!
 //! Checked when a run passes one of its history checkpoints (at most about 400 times a run,
 //! see [`crate::run::history_step`]), from the running tallies: no work per report that
@@ -7,7 +8,76 @@
 
 use crate::config::STUDY_STOP_MIN_GAMES;
 use crate::report::study::measures;
+use stats::sequential::{DecisionRule, Judgement};
 use stats::study::{Difference, Study};
+
+/// One comparison's sequential test: the rule-set, the measure, its difference and the test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tested {
+    /// The rule-set compared with the baseline.
+    pub ruleset: String,
+    /// The measure (one of the report's [`measures`]).
+    pub measure: &'static str,
+    /// Rule-set minus baseline.
+    pub difference: Difference,
+    /// What its test says.
+    pub judgement: Judgement,
+}
+
+/// Every comparison's test, rule-set by rule-set, in the report's order of measures.
+pub fn tests(study: &Study, rule: &DecisionRule) -> Vec<Tested> {
+    study
+        .comparisons
+        .iter()
+        .flat_map(|c| {
+            measures().into_iter().filter_map(move |(measure, pick)| {
+                let difference = pick(c)?;
+                Some(Tested {
+                    ruleset: c.ruleset.clone(),
+                    measure,
+                    difference,
+                    judgement: rule.judge(&difference),
+                })
+            })
+        })
+        .collect()
+}
+
+/// The reason to stop, if every comparison's test is decided and every rule-set has at least
+/// [`STUDY_STOP_MIN_GAMES`] games (the normal model of the tests needs them, as the intervals
+/// do).
+pub fn all_decided(study: &Study, rule: &DecisionRule) -> Option<String> {
+    if study.comparisons.is_empty()
+        || study
+            .rulesets
+            .iter()
+            .any(|r| r.games < STUDY_STOP_MIN_GAMES)
+    {
+        return None;
+    }
+    let tested = tests(study, rule);
+    let found = tested
+        .iter()
+        .filter(|t| {
+            matches!(
+                t.judgement.decision,
+                stats::sequential::Decision::Higher | stats::sequential::Decision::Lower
+            )
+        })
+        .count();
+    tested
+        .iter()
+        .all(|t| t.judgement.decision.is_decided())
+        .then(|| {
+            format!(
+                "every comparison decided (α {}, β {}, effect {} points): {found} of {} differ",
+                rule.alpha,
+                rule.beta,
+                rule.effect * 100.0,
+                tested.len()
+            )
+        })
+}
 
 /// Every interval the rule asks about (the report's measures), as half-widths (fractions).
 fn half_widths(study: &Study) -> Vec<f64> {
@@ -81,5 +151,54 @@ mod tests {
     fn without_a_baseline_a_study_never_stops_early() {
         let s = study(&games(4000), None).unwrap();
         assert_eq!(narrow_enough(&s, 50.0), None);
+        let rule = DecisionRule::new(0.05, 0.05, 0.5).unwrap();
+        assert_eq!(all_decided(&s, &rule), None);
+    }
+
+    #[test]
+    fn a_study_is_decided_when_every_comparison_is() {
+        // The two rule-sets play identical games: every test ends in "no difference", once
+        // there are games enough for the margin asked for.
+        let rule = DecisionRule::new(0.05, 0.05, 0.10).unwrap();
+        let few = study(&games(100), Some("normal")).unwrap();
+        assert_eq!(all_decided(&few, &rule), None, "too few games");
+        let some = study(&games(300), Some("normal")).unwrap();
+        let open: Vec<_> = tests(&some, &rule)
+            .into_iter()
+            .filter(|t| !t.judgement.decision.is_decided())
+            .map(|t| t.measure)
+            .collect();
+        let many = study(&games(3000), Some("normal")).unwrap();
+        let reason = all_decided(&many, &rule).expect("decided");
+        assert!(reason.contains("0 of 6 differ"), "{reason}");
+        // A margin of 1 point is not settled by 300 games a side.
+        let tight = DecisionRule::new(0.05, 0.05, 0.01).unwrap();
+        assert_eq!(all_decided(&some, &tight), None, "open then: {open:?}");
+    }
+
+    #[test]
+    fn a_real_difference_is_decided_in_its_direction() {
+        // Under luft, White wins every game the baseline draws: White's score is higher and
+        // the draw rate lower, each decided; the castling measures are equal (nobody castles).
+        let mut records = games(600);
+        for r in records.iter_mut().filter(|r| r.ruleset == "luft") {
+            if r.result == Outcome::Draw {
+                r.result = Outcome::WhiteWin;
+            }
+        }
+        let s = study(&records, Some("normal")).unwrap();
+        let rule = DecisionRule::new(0.05, 0.05, 0.05).unwrap();
+        let t = tests(&s, &rule);
+        let of = |m: &str| {
+            t.iter()
+                .find(|x| x.measure == m)
+                .map(|x| x.judgement.decision)
+        };
+        use stats::sequential::Decision;
+        assert_eq!(of("White's score"), Some(Decision::Higher));
+        assert_eq!(of("draw rate"), Some(Decision::Lower));
+        assert_eq!(of("White castled"), Some(Decision::NoDifference));
+        let reason = all_decided(&s, &rule).expect("decided");
+        assert!(reason.contains("2 of 6 differ"), "{reason}");
     }
 }

@@ -481,6 +481,41 @@ async fn a_small_run_is_shared_between_the_workers_asking_for_work() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_stops_once_every_comparison_is_decided() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    // The synthetic games are alike under both rule-sets: with a margin of 25 points every
+    // test says "no difference" soon after each rule-set has the minimum games.
+    let id = create(
+        &mut admin,
+        config(
+            "study",
+            40_000,
+            "[study]\nbaseline = \"normal\"\n[study.decide]\nalpha = 0.05\neffect = 25\n",
+        ),
+    )
+    .await;
+    work(server.worker(&e.workers[0]).await, "box0", 0).await;
+    let d = show(&mut admin, id).await;
+    let s = d.summary.clone().unwrap();
+    assert_eq!(s.state, pb::RunState::Finished as i32, "{s:?}");
+    assert!(
+        s.finish_reason.starts_with("every comparison decided"),
+        "{s:?}"
+    );
+    assert!(s.pairs_done < s.pairs_total / 10, "{s:?}");
+    assert!(
+        d.study
+            .iter()
+            .all(|r| r.games >= coordinator::config::STUDY_STOP_MIN_GAMES),
+        "{:?}",
+        d.study
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_study_stops_once_every_interval_is_narrow_enough() {
     let e = env();
     let server = Server::start(&e.db, timing(30_000)).await;

@@ -9,6 +9,7 @@
 //! * [`sprt_elo`]: the median-unbiased Elo of an SPRT run (`sprt.py`, `brownian.py`);
 //! * [`spsa`]: SPSA tuning as fishtest does it, plus fixes its users asked for;
 //! * [`study`]: per-rule-set figures for variant studies;
+//! * [`sequential`]: per-comparison sequential decisions that let a study stop early;
 //! * [`vectors`]: checking the shared fishtest reference vectors.
 //!
 //! The crate does no I/O: callers pass counts, records or file contents.
@@ -25,6 +26,7 @@ pub mod normal;
 pub mod ordered;
 mod pdf;
 pub mod results;
+pub mod sequential;
 pub mod sprt;
 pub mod sprt_elo;
 pub mod spsa;

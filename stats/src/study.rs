@@ -418,6 +418,11 @@ pub struct Difference {
     pub ci: [f64; 2],
     /// Two-sided p-value of "no difference".
     pub p_value: f64,
+    /// Standard error of the estimate, unpooled (for rates, with each rate moved half a game
+    /// toward 1/2 so that it is never zero): what the sequential tests
+    /// ([`crate::sequential`]) weigh the estimate by. Zero in figures saved before it existed.
+    #[serde(default)]
+    pub se: f64,
 }
 
 /// A rule-set compared with the baseline.
@@ -1138,6 +1143,7 @@ pub fn compare_pair(a: &RulesetFigures, b: &RulesetFigures) -> Comparison {
         estimate: d,
         ci: [d - z * se, d + z * se],
         p_value: p_value(d, se),
+        se,
     };
     let sides = a
         .sides
@@ -1173,10 +1179,15 @@ fn rate_difference(a: &Rate, b: &Rate) -> Difference {
     let hi = d + ((ua - pa).powi(2) + (pb - lb).powi(2)).sqrt();
     let pooled = (a.count + b.count) as f64 / (na + nb);
     let se_pooled = (pooled * (1.0 - pooled) * (1.0 / na + 1.0 / nb)).sqrt();
+    let shrunk = |r: &Rate| {
+        let p = (r.count as f64 + 0.5) / (r.total as f64 + 1.0);
+        p * (1.0 - p) / r.total.max(1) as f64
+    };
     Difference {
         estimate: d,
         ci: [lo, hi],
         p_value: p_value(d, se_pooled),
+        se: (shrunk(a) + shrunk(b)).sqrt(),
     }
 }
 

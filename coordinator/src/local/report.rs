@@ -74,15 +74,6 @@ fn history(run: &RunData) -> History {
     }
 }
 
-/// The precision a study's sizing aims at: its stopping width if it has one, else ±1 point.
-fn target_half_width(d: &pb::RunDetail) -> f64 {
-    crate::config::RunConfig::parse(&d.config_toml)
-        .ok()
-        .and_then(|c| c.study)
-        .and_then(|s| s.stop_half_width)
-        .unwrap_or(crate::report::study::DEFAULT_TARGET_HALF_WIDTH)
-}
-
 /// The run's full study figures, when it has them.
 fn study_of(d: &pb::RunDetail) -> Option<stats::study::Study> {
     if d.study_json.is_empty() {
@@ -124,9 +115,17 @@ pub fn text(title: &str, runs: &[RunData]) -> String {
         }
         if let Some(study) = study_of(&run.detail) {
             out.push('\n');
-            out.push_str(&crate::report::study::text(&crate::report::study::tables(
-                &study,
-            )));
+            let config = crate::config::RunConfig::parse(&run.detail.config_toml).ok();
+            let mut tables = crate::report::study::tables(&study);
+            if let Some(rule) = config
+                .as_ref()
+                .and_then(|c| c.study.as_ref())
+                .and_then(|s| s.decide.as_ref())
+                .and_then(|d| d.rule().ok())
+            {
+                tables.extend(crate::report::study::decisions(&study, &rule));
+            }
+            out.push_str(&crate::report::study::text(&tables));
         }
     }
     if let Some(t) = across(runs) {
@@ -165,18 +164,14 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
         // the rules do, so its figures lead and the Elo of a player against itself is left out.
         let is_study = kind(&run.detail) == "study";
         if let Some(study) = study_of(&run.detail) {
-            if let Ok(config) = crate::config::RunConfig::parse(&run.detail.config_toml) {
-                if let Some(w) = crate::report::study::repeated_openings(&config, &study) {
-                    blocks.push(Block::Text(w));
-                }
+            let config = crate::config::RunConfig::parse(&run.detail.config_toml).ok();
+            if let Some(w) = config
+                .as_ref()
+                .and_then(|c| crate::report::study::repeated_openings(c, &study))
+            {
+                blocks.push(Block::Text(w));
             }
-            let mut tables = crate::report::study::tables(&study);
-            tables.extend(crate::report::study::sizing(
-                &study,
-                target_half_width(&run.detail),
-                run.pace,
-            ));
-            for t in tables {
+            for t in crate::report::study::run_tables(&study, config.as_ref(), run.pace) {
                 blocks.push(Block::Text(format!("{}. {}", t.title, t.note)));
                 blocks.push(Block::Table {
                     headers: t.headers,

@@ -34,6 +34,29 @@ pub fn tables(study: &Study) -> Vec<StudyTable> {
     out
 }
 
+/// Everything a run's page shows of its study, in order: [`tables`], then the sequential
+/// decisions when the run has `[study.decide]`, then [`sizing`] towards its stopping width (or
+/// ±[`DEFAULT_TARGET_HALF_WIDTH`]), timed at `pace` when known.
+pub fn run_tables(
+    study: &Study,
+    config: Option<&crate::config::RunConfig>,
+    pace: Option<Pace>,
+) -> Vec<StudyTable> {
+    let section = config.and_then(|c| c.study.as_ref());
+    let mut out = tables(study);
+    if let Some(rule) = section
+        .and_then(|s| s.decide.as_ref())
+        .and_then(|d| d.rule().ok())
+    {
+        out.extend(decisions(study, &rule));
+    }
+    let target = section
+        .and_then(|s| s.stop_half_width)
+        .unwrap_or(DEFAULT_TARGET_HALF_WIDTH);
+    out.extend(sizing(study, target, pace));
+    out
+}
+
 /// Per rule-set and side: castled at all and when, lost the right without castling, kept it
 /// unused; the two rates against the baseline.
 fn castling_per_side(study: &Study) -> Option<StudyTable> {
@@ -468,6 +491,72 @@ pub fn sizing(study: &Study, target: f64, pace: Option<Pace>) -> Option<StudyTab
     })
 }
 
+/// The sequential test of every comparison (`[study.decide]`): what each says now, with its
+/// two log-likelihood ratios against their bounds, so a reader sees how far an open test is
+/// from a decision.
+pub fn decisions(study: &Study, rule: &stats::sequential::DecisionRule) -> Option<StudyTable> {
+    use stats::sequential::Decision;
+    let tested = crate::study_stop::tests(study, rule);
+    if tested.is_empty() {
+        return None;
+    }
+    let effect = rule.effect * 100.0;
+    let baseline = baseline_of(study).unwrap_or("the baseline");
+    let rows: Vec<Vec<String>> = tested
+        .iter()
+        .map(|t| {
+            let j = &t.judgement;
+            let decision = match j.decision {
+                Decision::Higher => format!("higher than {baseline}"),
+                Decision::Lower => format!("lower than {baseline}"),
+                Decision::NoDifference => format!("within ±{effect} pts of {baseline}"),
+                Decision::Open => "open".to_string(),
+            };
+            vec![
+                t.ruleset.clone(),
+                t.measure.to_string(),
+                difference(&t.difference),
+                format!("{:.2}", j.llr_higher),
+                format!("{:.2}", j.llr_lower),
+                decision,
+            ]
+        })
+        .collect();
+    let (lower, upper) = rule.bounds();
+    let open = tested
+        .iter()
+        .filter(|t| !t.judgement.decision.is_decided())
+        .count();
+    Some(StudyTable {
+        title: "Sequential decisions".into(),
+        note: format!(
+            "Each comparison has its own sequential test (α {}, β {}, smallest difference \
+             worth finding {effect} points): a difference is declared when a log-likelihood \
+             ratio reaches {upper:.2}, \"within ±{effect}\" when both are at or below \
+             {lower:.2}. The study may stop once every test is decided; {open} of {} are \
+             open. The error rates hold per test, so among {} tests about α·{} false \
+             findings are to be expected where nothing differs; estimates at a decision stop \
+             lean away from zero.",
+            rule.alpha,
+            rule.beta,
+            tested.len(),
+            tested.len(),
+            tested.len()
+        ),
+        headers: [
+            "rule-set",
+            "figure",
+            "difference",
+            "LLR higher",
+            "LLR lower",
+            "decision",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
 /// `3 h 20 min`, `45 min`, `12 days`.
 fn hours(minutes: f64) -> String {
     if !minutes.is_finite() {
@@ -644,6 +733,39 @@ mod tests {
     }
 
     #[test]
+    fn a_run_with_decide_shows_its_tests_after_the_figures() {
+        let base = "name = \"s\"\nkind = \"study\"\ngames = 80\n[limits]\nnodes = 10\n\
+                    [[variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n\
+                    [[variants]]\nvariant = \"latte\"\nruleset = \"luft\"\n\
+                    [first]\nengine = \"builtin\"\n[study]\nbaseline = \"normal\"\n";
+        let plain = crate::config::RunConfig::parse(base).unwrap();
+        let with = crate::config::RunConfig::parse(&format!(
+            "{base}[study.decide]\nalpha = 0.05\neffect = 5\n"
+        ))
+        .unwrap();
+        let titles = |c: &crate::config::RunConfig| -> Vec<String> {
+            run_tables(&sample(), Some(c), None)
+                .into_iter()
+                .map(|t| t.title)
+                .collect()
+        };
+        assert!(!titles(&plain).iter().any(|t| t == "Sequential decisions"));
+        let t = titles(&with);
+        let at = t
+            .iter()
+            .position(|t| t == "Sequential decisions")
+            .expect("shown");
+        assert!(t[..at].iter().any(|t| t == "Balance"), "{t:?}");
+        let table = run_tables(&sample(), Some(&with), None).remove(at);
+        // luft against normal: the six measures, each with both LLRs and a decision; White
+        // castled half as often under luft (10 of 40 against 20), but 40 games cannot decide
+        // a margin of 5 points for every measure.
+        assert_eq!(table.rows.len(), 6, "{table:?}");
+        assert!(table.rows.iter().any(|r| r[5] == "open"), "{table:?}");
+        assert!(table.note.contains("α 0.05"), "{}", table.note);
+    }
+
+    #[test]
     fn castling_comes_before_balance_and_every_rate_has_its_interval() {
         let t = tables(&sample());
         let titles: Vec<&str> = t.iter().map(|t| t.title.as_str()).collect();
@@ -681,6 +803,7 @@ mod tests {
             estimate,
             ci: [estimate - 0.01, estimate + 0.01],
             p_value,
+            se: 0.005,
         };
         assert_eq!(
             verdict(&[d(-0.1, 0.001), d(-0.08, 0.01)]),

@@ -358,12 +358,15 @@ fn spsa_block(d: &pb::RunDetail) -> String {
 fn study_tables(d: &pb::RunDetail) -> Option<String> {
     let study: stats::study::Study = serde_json::from_str(&d.study_json).ok()?;
     let mut out = String::new();
-    if let Ok(config) = crate::config::RunConfig::parse(&d.config_toml) {
-        if let Some(w) = crate::report::study::repeated_openings(&config, &study) {
-            out.push_str(&format!("<p class=\"warn\">{}</p>", escape(&w)));
-        }
+    let config = crate::config::RunConfig::parse(&d.config_toml).ok();
+    if let Some(w) = config
+        .as_ref()
+        .and_then(|c| crate::report::study::repeated_openings(c, &study))
+    {
+        out.push_str(&format!("<p class=\"warn\">{}</p>", escape(&w)));
     }
-    for (k, t) in crate::report::study::tables(&study).into_iter().enumerate() {
+    let tables = crate::report::study::run_tables(&study, config.as_ref(), None);
+    for (k, t) in tables.into_iter().enumerate() {
         let headers: Vec<&str> = t.headers.iter().map(String::as_str).collect();
         let rows: Vec<String> = t
             .rows
