@@ -388,3 +388,69 @@ async fn dashboard_connections_are_capped() {
     drop(held);
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn studies_are_lined_up_on_the_compare_page_and_bad_queries_are_named() {
+    let e = env();
+    let server = Server::start_with_http(&e.db, timing(30_000), WebConfig::default()).await;
+    let base = server.http.clone().unwrap();
+    let mut admin = server.admin(&e.admin).await;
+    let study = "[study]\nbaseline = \"normal\"\n";
+    let a = create(&mut admin, config("study", 200, study)).await;
+    let b = create(&mut admin, config("study", 200, study)).await;
+    let m = create(&mut admin, config("match", 8, "")).await;
+    work(server.worker(&e.workers[0]).await, "box-a", 0).await;
+
+    // The runs list links the latte studies side by side.
+    let page = get(&format!("{base}/")).await;
+    let link = format!("/compare?runs={a},{b}");
+    assert!(page.body.contains(&link), "{}", page.body);
+    let page = get(&format!("{base}{link}")).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("<table id=\"compared\""),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("Across strengths"), "{}", page.body);
+    assert!(
+        page.body.contains("The baseline (normal) in every study"),
+        "{}",
+        page.body
+    );
+    let fragment = get(&format!("{base}{link}&fragment=1")).await;
+    assert!(!fragment.body.contains("<html") && fragment.body.contains("Across strengths"));
+
+    // Each bad query is refused with what is wrong in it.
+    let nine: Vec<String> = (1..=9).map(|i| i.to_string()).collect();
+    for (query, status, says) in [
+        (String::new(), 400, "give the study runs".to_string()),
+        (format!("?runs={a}"), 400, "two or more".to_string()),
+        (
+            format!("?runs={a},x7"),
+            400,
+            "x7\\\" is not a run id".to_string(),
+        ),
+        (
+            format!("?runs={a},{a}"),
+            400,
+            format!("run {a} is given twice"),
+        ),
+        (
+            format!("?runs={a},{m}"),
+            400,
+            format!("run {m} is a match run"),
+        ),
+        (format!("?runs={a},999"), 404, "999".to_string()),
+        (
+            format!("?runs={}", nine.join(",")),
+            400,
+            "at most 8".to_string(),
+        ),
+    ] {
+        let r = get(&format!("{base}/compare{query}")).await;
+        assert_eq!(r.status, status, "{query}: {}", r.body);
+        assert!(r.body.contains(&says), "{query}: {}", r.body);
+    }
+    server.shutdown().await;
+}

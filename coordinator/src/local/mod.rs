@@ -43,6 +43,10 @@ pub struct LocalArgs {
     /// No dashboard.
     #[arg(long)]
     pub no_http: bool,
+    /// An external engine the plan's runs may name (repeatable), as for `worker --engine`:
+    /// e.g. `--engine stockfish=/usr/games/stockfish` for a run with `engine = "stockfish"`.
+    #[arg(long = "engine", value_name = "NAME=PATH")]
+    pub engines: Vec<worker::cluster::engines::EngineArg>,
 }
 
 fn state_name(s: i32) -> pb::RunState {
@@ -61,6 +65,27 @@ fn default_state(config: &Path, scale: f64) -> PathBuf {
     PathBuf::from(".cluster-local").join(name)
 }
 
+/// Every external engine the plan names must be declared with `--engine`: the local workers
+/// would otherwise refuse its leases and the run would wait forever.
+fn check_engines(
+    plan: &plan::Plan,
+    engines: &worker::cluster::engines::Engines,
+) -> anyhow::Result<()> {
+    for run in &plan.runs {
+        for player in std::iter::once(&run.config.first).chain(run.config.second.as_ref()) {
+            if !player.is_builtin() && !engines.iter().any(|e| e.name() == player.engine) {
+                anyhow::bail!(
+                    "run {:?} plays the external engine {:?}: declare it with --engine {}=PATH",
+                    run.config.name,
+                    player.engine,
+                    player.engine
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs a plan to completion (or until Ctrl-C) and writes its reports.
 pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
     let text = std::fs::read_to_string(&args.config)
@@ -74,6 +99,8 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
     std::fs::create_dir_all(&state)
         .with_context(|| format!("cannot create {}", state.display()))?;
     let db = state.join("cluster.db");
+    let engines = worker::cluster::engines::Engines::declare(&args.engines).context("--engine")?;
+    check_engines(&plan, &engines)?;
     let workers = args
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -130,7 +157,7 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
                 spool: state.join(format!("spool-{}.log", i + 1)),
                 book_dir: PathBuf::from("."),
                 exit_when_idle: false,
-                engines: Default::default(),
+                engines: engines.clone(),
                 report_linger: worker::cluster::DEFAULT_REPORT_LINGER,
             };
             pool.spawn(worker::cluster::run(config, stage.clone()));

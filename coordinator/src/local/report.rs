@@ -128,20 +128,18 @@ pub fn text(title: &str, runs: &[RunData]) -> String {
             out.push_str(&crate::report::study::text(&tables));
         }
     }
-    if let Some(t) = across(runs) {
-        out.push_str(&crate::report::study::text(&[t]));
-    }
+    out.push_str(&crate::report::study::text(&across(runs)));
     out
 }
 
-/// The plan's studies side by side, when it has two or more (several strengths or engines).
-fn across(runs: &[RunData]) -> Option<crate::report::study::StudyTable> {
+/// The plan's studies side by side, when it has two or more (several strengths or engines):
+/// the comparisons across them, then the baseline as each played it.
+fn across(runs: &[RunData]) -> Vec<crate::report::study::StudyTable> {
     let studies: Vec<(String, stats::study::Study)> = runs
         .iter()
         .filter_map(|r| Some((name(&r.detail), study_of(&r.detail)?)))
-        .filter(|(_, s)| !s.comparisons.is_empty())
         .collect();
-    crate::report::study::across(&studies)
+    crate::report::study::side_by_side(&studies)
 }
 
 /// Writes `report.json` and `report.html` into `dir` and returns them with the summary.
@@ -267,9 +265,9 @@ pub fn write(dir: &Path, title: &str, runs: &[RunData]) -> std::io::Result<Writt
             blocks,
         });
     }
-    if let Some(t) = across(runs) {
+    for (k, t) in across(runs).into_iter().enumerate() {
         sections.insert(
-            0,
+            k,
             Section {
                 heading: t.title.clone(),
                 blocks: vec![

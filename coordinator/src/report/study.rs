@@ -570,6 +570,118 @@ fn hours(minutes: f64) -> String {
     }
 }
 
+/// Several studies side by side: [`across`] (the comparisons of the studies that have them)
+/// and [`across_baseline`] (the baseline as every study played it).
+pub fn side_by_side(studies: &[(String, Study)]) -> Vec<StudyTable> {
+    let compared: Vec<(String, Study)> = studies
+        .iter()
+        .filter(|(_, s)| !s.comparisons.is_empty())
+        .cloned()
+        .collect();
+    across(&compared)
+        .into_iter()
+        .chain(across_baseline(studies))
+        .collect()
+}
+
+/// A measure's value on one rule-set's figures (the names of [`measures`]).
+fn value_of(r: &RulesetFigures, measure: &str) -> Option<String> {
+    let side = |s: Side| r.sides.iter().find(|x| x.side == s);
+    match measure {
+        "White castled" => side(Side::White).map(|x| rate(&x.castled)),
+        "Black castled" => side(Side::Black).map(|x| rate(&x.castled)),
+        "White lost the right uncastled" => side(Side::White).map(|x| rate(&x.rights_lost)),
+        "Black lost the right uncastled" => side(Side::Black).map(|x| rate(&x.rights_lost)),
+        "White's score" => Some(format!(
+            "{:.1}% [{:.1}, {:.1}]",
+            100.0 * r.white_score,
+            100.0 * r.white_score_ci[0],
+            100.0 * r.white_score_ci[1]
+        )),
+        "draw rate" => Some(rate(&r.draw_rate)),
+        _ => None,
+    }
+}
+
+/// The baseline rule-set as each study played it, against the first study's: the check that
+/// the baseline itself is not one engine's (or one strength's) peculiarity. Studies by other
+/// engines that play only the baseline rule-set (Stockfish and Fairy-Stockfish play Latte
+/// `normal` as chess from its set-up position) count here, though they have no comparison of
+/// their own.
+///
+/// The baseline is the first study's; studies without that rule-set are left out. None with
+/// fewer than two studies holding it.
+pub fn across_baseline(studies: &[(String, Study)]) -> Option<StudyTable> {
+    let reference_study = studies.iter().find(|(_, s)| baseline_of(s).is_some())?;
+    let baseline = baseline_of(&reference_study.1)?.to_string();
+    let holding: Vec<(&String, &RulesetFigures)> = studies
+        .iter()
+        .filter_map(|(label, s)| Some((label, s.rulesets.iter().find(|r| r.ruleset == baseline)?)))
+        .collect();
+    let (reference_label, reference) = *holding.first()?;
+    if holding.len() < 2 {
+        return None;
+    }
+    let others = &holding[1..];
+    let compared: Vec<stats::study::Comparison> = others
+        .iter()
+        .map(|(_, r)| stats::study::compare_pair(r, reference))
+        .collect();
+    let mut rows = Vec::new();
+    for (measure, pick) in measures() {
+        let Some(value) = value_of(reference, measure) else {
+            continue;
+        };
+        let diffs: Vec<Option<Difference>> = compared.iter().map(pick).collect();
+        if diffs.iter().any(Option::is_none) {
+            continue;
+        }
+        let diffs: Vec<Difference> = diffs.into_iter().flatten().collect();
+        let mut row = vec![measure.to_string(), value];
+        for ((_, r), d) in others.iter().zip(&diffs) {
+            row.push(format!(
+                "{}; {}",
+                value_of(r, measure).unwrap_or_default(),
+                difference(d)
+            ));
+        }
+        let differing: Vec<&str> = others
+            .iter()
+            .zip(&diffs)
+            .filter(|(_, d)| d.p_value < ALPHA)
+            .map(|((label, _), _)| label.as_str())
+            .collect();
+        row.push(if differing.is_empty() {
+            "no difference found".to_string()
+        } else {
+            format!("differs in {}", differing.join(", "))
+        });
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["figure".to_string(), reference_label.clone()];
+    headers.extend(
+        others
+            .iter()
+            .map(|(l, _)| format!("{l} (vs {reference_label})")),
+    );
+    headers.push("verdict".into());
+    Some(StudyTable {
+        title: format!("The baseline ({baseline}) in every study"),
+        note: format!(
+            "The baseline rule-set as each study played it (its rate, then the difference \
+             from {reference_label}, percentage points, 95% interval, two-sided p). A baseline \
+             that another engine or strength plays alike is not this engine's peculiarity; \
+             where it differs (p < {ALPHA}), the rule-set comparisons rest on how this \
+             engine plays, and should be read with that in mind."
+        ),
+        headers,
+        rows,
+    })
+}
+
 /// The significance level at which [`across`] calls a difference found.
 pub const ALPHA: f64 = 0.05;
 
@@ -730,6 +842,46 @@ mod tests {
             ));
         }
         study(&games, Some("normal")).unwrap()
+    }
+
+    #[test]
+    fn the_baseline_is_checked_in_every_study_that_plays_it() {
+        // Another engine that plays only `normal`: it never castles, where this engine's White
+        // castles in half the games; a third study plays `normal` as the first does.
+        let other: Vec<GameRecord> = (0..200u32)
+            .map(|i| {
+                let result =
+                    [Outcome::WhiteWin, Outcome::Draw, Outcome::BlackWin][(i % 3) as usize];
+                game("normal", result, None)
+            })
+            .collect();
+        let other = study(&other, Some("normal")).unwrap();
+        let studies = vec![
+            ("ours".to_string(), sample()),
+            ("other engine".to_string(), other),
+            ("ours again".to_string(), sample()),
+        ];
+        let t = across_baseline(&studies).expect("two studies hold normal");
+        assert_eq!(t.title, "The baseline (normal) in every study");
+        assert_eq!(t.headers.len(), 5, "{:?}", t.headers);
+        let row = |m: &str| t.rows.iter().find(|r| r[0] == m).expect(m).clone();
+        assert_eq!(row("White castled")[4], "differs in other engine");
+        assert_eq!(row("White's score")[4], "no difference found");
+        // The strengths table takes only the studies with comparisons; both tables together.
+        let all = side_by_side(&studies);
+        let titles: Vec<&str> = all.iter().map(|t| t.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            ["Across strengths", "The baseline (normal) in every study"]
+        );
+        assert_eq!(
+            all[0].headers.len(),
+            5,
+            "ours and ours again: {:?}",
+            all[0].headers
+        );
+        // One study alone has nothing to line up.
+        assert!(side_by_side(&studies[..1]).is_empty());
     }
 
     #[test]

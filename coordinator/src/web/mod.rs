@@ -87,6 +87,7 @@ pub fn router(state: WebState) -> Router {
         .route("/runs/{id}", get(pages::run))
         .route("/runs/{id}/pgn", get(api::pgn))
         .route("/workers", get(pages::workers))
+        .route("/compare", get(pages::compare))
         .route("/api/runs", get(api::runs))
         .route("/api/runs/{id}", get(api::run))
         .route("/api/runs/{id}/history", get(api::history))

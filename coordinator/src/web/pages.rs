@@ -176,8 +176,174 @@ pub(super) async fn runs(
             "<p>No runs yet: create one with <code>coordinator run create CONFIG.toml</code>.</p>",
         );
     }
+    live.push_str(&compare_links(&details));
     let before = "<h1>Runs</h1><input id=\"filter\" type=\"search\" placeholder=\"filter by name, kind, state, variant\" aria-label=\"filter runs\">";
     Ok(respond(&q, "Runs", "Runs", before, live))
+}
+
+/// Most studies one comparison page lines up (each is a column).
+pub(super) const COMPARE_MAX_RUNS: usize = 8;
+
+/// Links to the side-by-side page for each variant with two or more studies (the latest
+/// [`COMPARE_MAX_RUNS`]): several strengths, or other engines playing the baseline.
+fn compare_links(details: &[pb::RunDetail]) -> String {
+    let mut by_variant: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for d in details {
+        let Some(sm) = d.summary.as_ref() else {
+            continue;
+        };
+        if sm.kind != "study" {
+            continue;
+        }
+        let Ok(config) = crate::config::RunConfig::parse(&d.config_toml) else {
+            continue;
+        };
+        if let Some(v) = config.variants.first() {
+            by_variant
+                .entry(v.variant.clone())
+                .or_default()
+                .push(sm.run_id);
+        }
+    }
+    let links: Vec<String> = by_variant
+        .into_iter()
+        .filter(|(_, ids)| ids.len() >= 2)
+        .map(|(variant, mut ids)| {
+            ids.sort_unstable();
+            let latest = &ids[ids.len().saturating_sub(COMPARE_MAX_RUNS)..];
+            let list: Vec<String> = latest.iter().map(u64::to_string).collect();
+            format!(
+                "<li><a class=\"compare\" href=\"/compare?runs={}\">{} studies side by side (runs {})</a></li>",
+                list.join(","),
+                escape(&variant),
+                list.join(", ")
+            )
+        })
+        .collect();
+    if links.is_empty() {
+        String::new()
+    } else {
+        format!("<h2>Studies side by side</h2><ul>{}</ul>", links.concat())
+    }
+}
+
+/// Query of `/compare`: the study runs to line up, `runs=3,4,5`.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(super) struct CompareQuery {
+    #[serde(default)]
+    runs: Option<String>,
+    #[serde(default)]
+    fragment: Option<String>,
+}
+
+/// The run ids of a `/compare` query, checked: whole numbers, no repeats, two to
+/// [`COMPARE_MAX_RUNS`].
+pub(super) fn compare_ids(raw: Option<&str>) -> Result<Vec<u64>, ApiError> {
+    let raw = raw.map(str::trim).unwrap_or_default();
+    if raw.is_empty() {
+        return Err(ApiError::BadRequest(
+            "give the study runs to compare: /compare?runs=3,4".into(),
+        ));
+    }
+    let mut ids = Vec::new();
+    for item in raw.split(',') {
+        if ids.len() == COMPARE_MAX_RUNS {
+            return Err(ApiError::BadRequest(format!(
+                "at most {COMPARE_MAX_RUNS} runs side by side"
+            )));
+        }
+        let id = item.trim().parse::<u64>().map_err(|_| {
+            ApiError::BadRequest(format!(
+                "runs: {:?} is not a run id (whole numbers, separated by commas)",
+                item.chars().take(40).collect::<String>()
+            ))
+        })?;
+        if ids.contains(&id) {
+            return Err(ApiError::BadRequest(format!(
+                "runs: run {id} is given twice"
+            )));
+        }
+        ids.push(id);
+    }
+    if ids.len() < 2 {
+        return Err(ApiError::BadRequest(
+            "runs: give two or more study runs to compare".into(),
+        ));
+    }
+    Ok(ids)
+}
+
+/// `GET /compare?runs=3,4,5`: studies side by side, as the local report shows a plan's: each
+/// comparison across them with a verdict, and the baseline as each played it.
+pub(super) async fn compare(
+    axum::extract::State(s): S,
+    headers: HeaderMap,
+    Query(cq): Query<CompareQuery>,
+) -> Result<Response, ApiError> {
+    auth::may_read(&s, &headers)?;
+    let ids = compare_ids(cq.runs.as_deref())?;
+    let mut studies = Vec::new();
+    let mut rows = Vec::new();
+    for id in ids {
+        let d = api::detail(&s, id).await?;
+        let sm = d.summary.clone().unwrap_or_default();
+        if sm.kind != "study" {
+            return Err(ApiError::BadRequest(format!(
+                "run {id} is a {} run, not a study",
+                sm.kind
+            )));
+        }
+        let Ok(study) = serde_json::from_str::<stats::study::Study>(&d.study_json) else {
+            return Err(ApiError::BadRequest(format!(
+                "run {id} has no study figures yet"
+            )));
+        };
+        let games: u64 = study.rulesets.iter().map(|r| r.games).sum();
+        let player = crate::config::RunConfig::parse(&d.config_toml)
+            .map(|c| c.first.engine)
+            .unwrap_or_default();
+        rows.push(format!(
+            "<tr>{}<td class=\"l\"><a href=\"/runs/{id}\">{}</a></td>{}{}{}</tr>",
+            td_num(id as f64, &id.to_string()),
+            escape(&sm.name),
+            td_l(&player),
+            td_l(&api::variants(&d.config_toml).join(", ")),
+            td_num(games as f64, &games.to_string()),
+        ));
+        studies.push((format!("{} (run {id})", sm.name), study));
+    }
+    let mut live = table(
+        "compared",
+        &["id", "study", "engine", "rule-sets", "games"],
+        &rows,
+    );
+    let tables = crate::report::study::side_by_side(&studies);
+    if tables.is_empty() {
+        live.push_str(
+            "<p>These studies have nothing in common to line up: no comparison against the \
+             same baseline, and no shared baseline rule-set.</p>",
+        );
+    }
+    for (k, t) in tables.into_iter().enumerate() {
+        let headers: Vec<&str> = t.headers.iter().map(String::as_str).collect();
+        let rows: Vec<String> = t
+            .rows
+            .iter()
+            .map(|r| format!("<tr>{}</tr>", r.iter().map(|c| td_l(c)).collect::<String>()))
+            .collect();
+        let _ = write!(
+            live,
+            "<h2>{}</h2><p class=\"note\">{}</p>{}",
+            escape(&t.title),
+            escape(&t.note),
+            table(&format!("across-{k}"), &headers, &rows)
+        );
+    }
+    let q = PageQuery {
+        fragment: cq.fragment,
+    };
+    let before = "<h1>Studies side by side</h1>";
+    Ok(respond(&q, "Studies side by side", "", before, live))
 }
 
 fn history_of(points: &[Point], d: &pb::RunDetail) -> History {
