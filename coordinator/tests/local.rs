@@ -147,3 +147,55 @@ fn piped_stderr_gets_plain_progress_lines() {
     assert!(!stdout.contains("progress:"), "{stdout}");
     assert!(stdout.contains("reports: "), "{stdout}");
 }
+
+/// A plan whose second study has an external UCI engine (this workspace's own `engine`
+/// binary, declared with `--engine`) play the baseline: the report lines the baseline up
+/// across both. Without the declaration, the plan is refused before anything runs.
+#[test]
+fn an_external_engine_plays_the_baseline_beside_the_builtin() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("engines.toml");
+    let run = |name: &str, engine: &str, rulesets: &[&str]| {
+        let mut t = format!(
+            "[[runs]]\nname = \"{name}\"\nkind = \"study\"\ngames = 24\nseed = 3\n\
+             [runs.limits]\nnodes = 200\n"
+        );
+        for r in rulesets {
+            t.push_str(&format!(
+                "[[runs.variants]]\nvariant = \"latte\"\nruleset = \"{r}\"\n"
+            ));
+        }
+        t.push_str(&format!(
+            "[runs.first]\nengine = \"{engine}\"\n[runs.study]\nbaseline = \"normal\"\n"
+        ));
+        t
+    };
+    let text = format!(
+        "title = \"engines\"\n{}{}",
+        run("ours", "builtin", &["normal", "luft"]),
+        run("uci", "ours-uci", &["normal"])
+    );
+    std::fs::write(&plan, text).expect("write");
+    let out = local(&plan, &dir.path().join("refused"), &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("--engine ours-uci=PATH"), "{stderr}");
+
+    let coordinator = Path::new(env!("CARGO_BIN_EXE_coordinator"));
+    let engine = coordinator.with_file_name(format!("engine{}", std::env::consts::EXE_SUFFIX));
+    assert!(engine.is_file(), "{} missing: build the workspace", engine.display());
+    let declared = format!("ours-uci={}", engine.display());
+    let out = local(&plan, &dir.path().join("s"), &["--engine", &declared]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("The baseline (normal) in every study"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(dir.path().join("s/report.html")).expect("report.html");
+    assert!(html.contains("The baseline (normal) in every study"));
+}
