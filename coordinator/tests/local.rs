@@ -183,7 +183,11 @@ fn an_external_engine_plays_the_baseline_beside_the_builtin() {
 
     let coordinator = Path::new(env!("CARGO_BIN_EXE_coordinator"));
     let engine = coordinator.with_file_name(format!("engine{}", std::env::consts::EXE_SUFFIX));
-    assert!(engine.is_file(), "{} missing: build the workspace", engine.display());
+    assert!(
+        engine.is_file(),
+        "{} missing: build the workspace",
+        engine.display()
+    );
     let declared = format!("ours-uci={}", engine.display());
     let out = local(&plan, &dir.path().join("s"), &["--engine", &declared]);
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -314,3 +314,108 @@ impl SearchPosition for Board {
         sq.index()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    use super::*;
+    use crate::position::Position as _;
+    use crate::variant::Rules;
+
+    /// The FEN of the colour-flipped position: ranks mirrored, colours and turn swapped, each
+    /// side's castling letters given to the other.
+    fn flip_fen(fen: &str) -> String {
+        let f: Vec<&str> = fen.split_whitespace().collect();
+        let swap = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
+        let board: Vec<String> = f[0]
+            .split('/')
+            .rev()
+            .map(|r| r.chars().map(swap).collect())
+            .collect();
+        let turn = if f[1] == "w" { "b" } else { "w" };
+        let castling = if f[2] == "-" {
+            "-".to_string()
+        } else {
+            let white: String = f[2].chars().filter(char::is_ascii_uppercase).collect();
+            let black: String = f[2].chars().filter(char::is_ascii_lowercase).collect();
+            format!(
+                "{}{}",
+                black.to_ascii_uppercase(),
+                white.to_ascii_lowercase()
+            )
+        };
+        let ep = if f[3] == "-" {
+            "-".to_string()
+        } else {
+            let b = f[3].as_bytes();
+            format!("{}{}", b[0] as char, (b'1' + b'8' - b[1]) as char)
+        };
+        format!(
+            "{} {turn} {castling} {ep} {}",
+            board.join("/"),
+            f[4..].join(" ")
+        )
+    }
+
+    /// Every (rules, FEN) of the chess and Latte perft suites.
+    fn suite() -> Vec<(Rules, String)> {
+        let mut out = Vec::new();
+        for text in [
+            include_str!("../../tests/data/perft/chess.jsonl"),
+            include_str!("../../tests/data/perft/latte.jsonl"),
+        ] {
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                let v: serde_json::Value = serde_json::from_str(line).expect("perft record");
+                let variant = v["variant"].as_str().expect("variant");
+                let ruleset = v["ruleset"].as_str().filter(|r| !r.is_empty());
+                let rules = Rules::parse(variant, ruleset).expect("known rules");
+                out.push((rules, v["fen"].as_str().expect("fen").to_string()));
+            }
+        }
+        out.sort_by(|a, b| a.1.cmp(&b.1));
+        out.dedup_by(|a, b| a.1 == b.1);
+        assert!(out.len() > 50, "{}", out.len());
+        out
+    }
+
+    fn assert_symmetric(rules: Rules, p: &Board, params: &Params) {
+        let fen = p.to_fen();
+        let q = Board::from_fen(rules, &flip_fen(&fen)).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        assert_eq!(
+            p.evaluate(params),
+            q.evaluate(params),
+            "{fen} vs {}",
+            q.to_fen()
+        );
+        assert_eq!(flip_fen(&q.to_fen()), fen, "flip round trip");
+    }
+
+    /// White's view of a position and Black's view of its mirror image score alike: catches
+    /// any term written for one colour only, in chess and every Latte rule-set.
+    #[test]
+    fn evaluation_is_colour_symmetric() {
+        let params = Params::default();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
+        for (rules, fen) in suite() {
+            let mut p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+            assert_symmetric(rules, &p, &params);
+            for _ in 0..40 {
+                let moves = p.legal_move_list();
+                if moves.is_empty() {
+                    break;
+                }
+                let mv = moves[rng.gen_range(0..moves.len())];
+                p.make_move(mv);
+                assert_symmetric(rules, &p, &params);
+            }
+        }
+    }
+}
