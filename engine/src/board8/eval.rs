@@ -1,4 +1,6 @@
-//! Evaluation, SEE and the null move for the 8x8 board (`chess` and `latte`).
+//! Evaluation, SEE and the null move for the 8x8 board (`chess` and `latte`). The evaluation
+//! terms live in `eval::terms`, shared with the Gustavian board; here is what they need from
+//! this board.
 
 use super::attacks;
 use super::board::Board;
@@ -6,7 +8,8 @@ use super::castling::Letter;
 use super::moves::{Move, MoveKind};
 use super::square::{Bitboard, Square};
 use super::zobrist;
-use crate::eval::{material, phase_weight, pst, see_value, taper, SearchPosition};
+use crate::eval::terms::{self, BitSet, EvalBoard};
+use crate::eval::{pst, see_value, SearchPosition};
 use crate::params::Params;
 use crate::types::{Color, Role};
 
@@ -51,147 +54,127 @@ static ADJACENT_FILES: [Bitboard; 8] = {
     t
 };
 
-/// Squares strictly in front of a square from `color`'s side, on its file and the adjacent
-/// ones: where an enemy pawn stops a passer.
-fn passed_span(color: Color, sq: Square) -> Bitboard {
-    let files = Bitboard::file(sq.file_index()) | ADJACENT_FILES[sq.file_index() as usize];
-    let rank = sq.rank_index() as u32;
-    let ahead = match color {
-        Color::White => {
-            if rank >= 7 {
-                0
-            } else {
-                !0u64 << (8 * (rank + 1))
-            }
-        }
-        Color::Black => (1u64 << (8 * rank)) - 1,
-    };
-    files & Bitboard(ahead)
+impl BitSet<Square> for Bitboard {
+    #[inline]
+    fn count(self) -> u32 {
+        Bitboard::count(self)
+    }
+    #[inline]
+    fn is_empty(self) -> bool {
+        Bitboard::is_empty(self)
+    }
+    #[inline]
+    fn more_than_one(self) -> bool {
+        Bitboard::more_than_one(self)
+    }
 }
 
-fn pawn_attacks(color: Color, pawns: Bitboard) -> Bitboard {
-    let not_a = !Bitboard::file(0);
-    let not_h = !Bitboard::file(7);
-    match color {
-        Color::White => Bitboard(((pawns & not_a).0 << 7) | ((pawns & not_h).0 << 9)),
-        Color::Black => Bitboard(((pawns & not_a).0 >> 9) | ((pawns & not_h).0 >> 7)),
+/// The orthodox board: every hook keeps its default.
+impl EvalBoard for Board {
+    type Square = Square;
+    type Bitboard = Bitboard;
+    const FILES: u8 = 8;
+
+    #[inline]
+    fn color_bb(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+    #[inline]
+    fn pieces(&self, color: Color, role: Role) -> Bitboard {
+        Board::pieces(self, color, role)
+    }
+    #[inline]
+    fn occupied(&self) -> Bitboard {
+        self.occupied
+    }
+    #[inline]
+    fn king(&self, color: Color) -> Square {
+        self.king_of(color)
+    }
+    #[inline]
+    fn role_at(&self, sq: Square) -> Option<Role> {
+        self.at(sq).map(|piece| piece.role)
+    }
+    #[inline]
+    fn castling_rights(&self, color: Color) -> i32 {
+        Letter::ALL
+            .iter()
+            .filter(|&&l| self.castling.has(color, l))
+            .count() as i32
+    }
+
+    #[inline]
+    fn square_bb(sq: Square) -> Bitboard {
+        sq.bb()
+    }
+    #[inline]
+    fn pst(role: Role, sq: Square, color: Color) -> (i32, i32) {
+        PST[role.index()][sq.relative(color).index()]
+    }
+    #[inline]
+    fn relative_rank(color: Color, sq: Square) -> u8 {
+        sq.relative(color).rank_index()
+    }
+    #[inline]
+    fn file_mask(file: u8) -> Bitboard {
+        Bitboard::file(file)
+    }
+    #[inline]
+    fn adjacent_files(file: u8) -> Bitboard {
+        ADJACENT_FILES[file as usize]
+    }
+    #[inline]
+    fn passed_span(color: Color, sq: Square) -> Bitboard {
+        let files = Bitboard::file(sq.file_index()) | ADJACENT_FILES[sq.file_index() as usize];
+        let rank = sq.rank_index() as u32;
+        let ahead = match color {
+            Color::White => {
+                if rank >= 7 {
+                    0
+                } else {
+                    !0u64 << (8 * (rank + 1))
+                }
+            }
+            Color::Black => (1u64 << (8 * rank)) - 1,
+        };
+        files & Bitboard(ahead)
+    }
+    #[inline]
+    fn forward(color: Color, set: Bitboard) -> Bitboard {
+        set.forward(color)
+    }
+    #[inline]
+    fn pawn_attack_set(color: Color, pawns: Bitboard) -> Bitboard {
+        let not_a = !Bitboard::file(0);
+        let not_h = !Bitboard::file(7);
+        match color {
+            Color::White => Bitboard(((pawns & not_a).0 << 7) | ((pawns & not_h).0 << 9)),
+            Color::Black => Bitboard(((pawns & not_a).0 >> 9) | ((pawns & not_h).0 >> 7)),
+        }
+    }
+    #[inline]
+    fn knight_attacks(sq: Square) -> Bitboard {
+        attacks::knight(sq)
+    }
+    #[inline]
+    fn bishop_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+        attacks::bishop(sq, occ)
+    }
+    #[inline]
+    fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+        attacks::rook(sq, occ)
+    }
+    #[inline]
+    fn queen_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+        attacks::queen(sq, occ)
+    }
+    #[inline]
+    fn king_attacks(sq: Square) -> Bitboard {
+        attacks::king(sq)
     }
 }
 
 impl Board {
-    /// (mg, eg, phase) of `color`'s pieces from its own point of view.
-    fn evaluate_side(&self, color: Color, p: &Params) -> (i32, i32, i32) {
-        let them = !color;
-        let (mut mg, mut eg, mut phase) = (0, 0, 0);
-        let own = self.color_bb(color);
-        let occ = self.occupied;
-        let own_pawns = self.pieces(color, Role::Pawn);
-        let their_pawns = self.pieces(them, Role::Pawn);
-        let their_pawn_attacks = pawn_attacks(them, their_pawns);
-        let safe = !own & !their_pawn_attacks;
-        let their_king = self.king_of(them);
-        let king_zone = attacks::king(their_king) | their_king.bb();
-        let mut attackers = 0;
-        let (mut pst_mg, mut pst_eg) = (0, 0);
-
-        for sq in own {
-            let Some(piece) = self.at(sq) else { continue };
-            let role = piece.role;
-            let (m, e) = material(role, p);
-            mg += m;
-            eg += e;
-            phase += phase_weight(role);
-            let (pm, pe) = PST[role.index()][sq.relative(color).index()];
-            pst_mg += pm;
-            pst_eg += pe;
-            let reach = match role {
-                Role::Knight => attacks::knight(sq),
-                Role::Bishop => attacks::bishop(sq, occ),
-                Role::Rook => attacks::rook(sq, occ),
-                Role::Queen => attacks::queen(sq, occ),
-                _ => continue,
-            };
-            if (reach & king_zone).nonempty() {
-                attackers += 1;
-            }
-            let n = (reach & safe).count() as i32;
-            let (wm, we, centre) = match role {
-                Role::Knight => (p.knight_mob_mg, p.knight_mob_eg, 4),
-                Role::Bishop => (p.bishop_mob_mg, p.bishop_mob_eg, 6),
-                Role::Rook => (p.rook_mob_mg, p.rook_mob_eg, 7),
-                _ => (p.queen_mob_mg, p.queen_mob_eg, 13),
-            };
-            mg += wm * (n - centre);
-            eg += we * (n - centre);
-            if role == Role::Rook {
-                let file = Bitboard::file(sq.file_index());
-                if (file & own_pawns).is_empty() {
-                    if (file & their_pawns).is_empty() {
-                        mg += p.rook_open_mg;
-                        eg += p.rook_open_eg;
-                    } else {
-                        mg += p.rook_semi_mg;
-                        eg += p.rook_semi_eg;
-                    }
-                }
-            }
-        }
-        mg += pst_mg * p.pst_scale / 100;
-        eg += pst_eg * p.pst_scale / 100;
-        if self.pieces(color, Role::Bishop).more_than_one() {
-            mg += p.bishop_pair_mg;
-            eg += p.bishop_pair_eg;
-        }
-        // Attacks on the enemy king's zone grow faster than linearly with the attackers.
-        mg += p.king_attack_mg * attackers * attackers / 2;
-
-        for sq in own_pawns {
-            let f = sq.file_index() as usize;
-            if (own_pawns & ADJACENT_FILES[f]).is_empty() {
-                mg -= p.isolated_mg;
-                eg -= p.isolated_eg;
-            }
-            if (passed_span(color, sq) & their_pawns).is_empty() {
-                let (bm, be) = match sq.relative(color).rank_index() {
-                    1 => (p.passed2_mg, p.passed2_eg),
-                    2 => (p.passed3_mg, p.passed3_eg),
-                    3 => (p.passed4_mg, p.passed4_eg),
-                    4 => (p.passed5_mg, p.passed5_eg),
-                    5 => (p.passed6_mg, p.passed6_eg),
-                    _ => (p.passed7_mg, p.passed7_eg),
-                };
-                mg += bm;
-                eg += be;
-            }
-        }
-        for f in 0..8 {
-            let n = (own_pawns & Bitboard::file(f)).count() as i32;
-            if n > 1 {
-                mg -= p.doubled_mg * (n - 1);
-                eg -= p.doubled_eg * (n - 1);
-            }
-        }
-
-        // King safety: pawns in front of the king, an open king file, castling.
-        let king = self.king_of(color);
-        let front =
-            passed_span(color, king) & (attacks::king(king) | attacks::king(king).forward(color));
-        mg += p.shelter_mg * (front & own_pawns).count().min(3) as i32;
-        if (Bitboard::file(king.file_index()) & own_pawns).is_empty() {
-            mg -= p.king_open_file_mg;
-        }
-        let rel = king.relative(color);
-        if rel.rank_index() == 0 && !(3..=5).contains(&rel.file_index()) {
-            mg += p.castled_mg;
-        }
-        let rights = Letter::ALL
-            .iter()
-            .filter(|&&l| self.castling.has(color, l))
-            .count() as i32;
-        mg += p.castling_right_mg * rights;
-        (mg, eg, phase)
-    }
-
     /// The least valuable of `color`'s pieces in `set`.
     fn least_valuable(&self, set: Bitboard, color: Color) -> Option<(Square, Role)> {
         for role in [
@@ -214,15 +197,7 @@ impl SearchPosition for Board {
     type NullUndo = Option<Square>;
 
     fn evaluate(&self, p: &Params) -> i32 {
-        let (wm, we, wp) = self.evaluate_side(Color::White, p);
-        let (bm, be, bp) = self.evaluate_side(Color::Black, p);
-        let white = taper(wm - bm, we - be, wp + bp);
-        let score = if self.turn == Color::White {
-            white
-        } else {
-            -white
-        };
-        score + p.tempo
+        terms::evaluate(self, self.turn, p)
     }
 
     /// The swap algorithm on the target square, with x-rays revealed as pieces leave.

@@ -1,8 +1,10 @@
 //! What the search needs from a geometry beyond the rules: a static evaluation with tunable
 //! weights, static exchange evaluation, and the null move. Implemented once per geometry,
-//! called through generics (no dynamic dispatch per node).
+//! called through generics (no dynamic dispatch per node). The evaluation terms themselves are
+//! written once, generic over the board, in `terms`.
 
 pub mod pst;
+pub(crate) mod terms;
 
 use crate::params::Params;
 use crate::position::Position;

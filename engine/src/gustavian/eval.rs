@@ -1,21 +1,23 @@
 //! Evaluation, SEE and the null move for the Gustavian board (`secutor`).
 //!
-//! The terms and their structure follow the 8x8 evaluation (`board8::eval`): tapered material,
-//! piece-square shapes from [`pst`] on the 10-file grid, mobility, bishop pair, rooks on open
-//! files, pawn structure, king safety, castling. The Secutor adds two terms: its quiet rook-like
-//! slides (mobility) and the enemy pieces it could capture by collision right now. Its collision
-//! attacks also count on the enemy king's zone and in the exchange on a square (SEE).
+//! The terms are the 8x8 board's, written once in `eval::terms`: tapered material, piece-square
+//! shapes from [`pst`] on the 10-file grid, mobility, bishop pair, rooks on open files, pawn
+//! structure, king safety, castling. Here is what they need from this board, with its hooks:
+//! the Secutor adds two terms, its quiet rook-like slides (mobility) and the enemy pieces it
+//! could capture by collision right now; rooks earn open files only on the orthodox files b..i;
+//! a corner king is sheltered by the b/i file. The Secutor's collision attacks also count on
+//! the enemy king's zone and in the exchange on a square (SEE).
 
 use super::attacks::{
-    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks, secutor_attacks,
-    secutor_reach,
+    self, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks, secutor_attacks,
 };
 use super::bitboard::{Bitboard, ALL};
 use super::board::{Position, BK, BQ, WK, WQ};
 use super::moves::{Move, MoveKind};
 use super::square::{Square, CELLS, FILES, RANKS};
 use super::zobrist;
-use crate::eval::{material, phase_weight, pst, see_value, taper, SearchPosition};
+use crate::eval::terms::{self, BitSet, EvalBoard};
+use crate::eval::{pst, see_value, SearchPosition};
 use crate::params::Params;
 use crate::types::{Color, Role};
 
@@ -96,52 +98,141 @@ static AHEAD: [[Bitboard; RANKS as usize]; 2] = {
     t
 };
 
-/// The grid index of `sq` seen from `color`'s side (rank mirrored for Black).
-#[inline]
-fn relative_index(color: Color, sq: Square) -> usize {
-    let rank = match color {
-        Color::White => sq.rank_of(),
-        Color::Black => RANKS - 1 - sq.rank_of(),
-    };
-    rank as usize * FILES as usize + sq.file_of() as usize
-}
-
-/// The rank of `sq` counted from `color`'s side (0 = own back rank).
-#[inline]
-fn relative_rank(color: Color, sq: Square) -> u8 {
-    match color {
-        Color::White => sq.rank_of(),
-        Color::Black => RANKS - 1 - sq.rank_of(),
+impl BitSet<Square> for Bitboard {
+    #[inline]
+    fn count(self) -> u32 {
+        Bitboard::count(self)
+    }
+    #[inline]
+    fn is_empty(self) -> bool {
+        Bitboard::is_empty(self)
+    }
+    #[inline]
+    fn more_than_one(self) -> bool {
+        Bitboard::more_than_one(self)
     }
 }
 
-/// Squares strictly in front of `sq` from `color`'s side, on its file and the adjacent ones:
-/// where an enemy pawn stops a passer.
-#[inline]
-fn passed_span(color: Color, sq: Square) -> Bitboard {
-    let f = sq.file_of() as usize;
-    (FILE_MASKS[f] | ADJACENT_FILES[f]) & AHEAD[color.index()][sq.rank_of() as usize]
-}
+impl EvalBoard for Position {
+    type Square = Square;
+    type Bitboard = Bitboard;
+    const FILES: u8 = FILES;
 
-/// A set moved one rank forward from `color`'s side (squares falling onto holes or off the
-/// board are dropped).
-#[inline]
-fn forward(color: Color, b: Bitboard) -> Bitboard {
-    let row = FILES as u32;
-    match color {
-        Color::White => Bitboard((b.0 << row) & ALL.0),
-        Color::Black => Bitboard((b.0 >> row) & ALL.0),
+    #[inline]
+    fn color_bb(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
     }
-}
+    #[inline]
+    fn pieces(&self, color: Color, role: Role) -> Bitboard {
+        Position::pieces(self, color, role)
+    }
+    #[inline]
+    fn occupied(&self) -> Bitboard {
+        Position::occupied(self)
+    }
+    #[inline]
+    fn king(&self, color: Color) -> Square {
+        self.king[color.index()]
+    }
+    #[inline]
+    fn role_at(&self, sq: Square) -> Option<Role> {
+        super::board::decode(self.code_at(sq)).map(|piece| piece.role)
+    }
+    #[inline]
+    fn castling_rights(&self, color: Color) -> i32 {
+        let rights = match color {
+            Color::White => self.castling & (WK | WQ),
+            Color::Black => self.castling & (BK | BQ),
+        };
+        rights.count_ones() as i32
+    }
 
-/// Every square `color`'s pawns in `pawns` attack.
-#[inline]
-fn pawn_attack_set(color: Color, pawns: Bitboard) -> Bitboard {
-    let mut out = Bitboard::EMPTY;
-    for sq in pawns {
-        out |= pawn_attacks(color, sq);
+    #[inline]
+    fn square_bb(sq: Square) -> Bitboard {
+        Bitboard::from_square(sq)
     }
-    out
+    #[inline]
+    fn pst(role: Role, sq: Square, color: Color) -> (i32, i32) {
+        let rank = Self::relative_rank(color, sq) as usize;
+        PST[role.index()][rank * FILES as usize + sq.file_of() as usize]
+    }
+    #[inline]
+    fn relative_rank(color: Color, sq: Square) -> u8 {
+        match color {
+            Color::White => sq.rank_of(),
+            Color::Black => RANKS - 1 - sq.rank_of(),
+        }
+    }
+    #[inline]
+    fn file_mask(file: u8) -> Bitboard {
+        FILE_MASKS[file as usize]
+    }
+    #[inline]
+    fn adjacent_files(file: u8) -> Bitboard {
+        ADJACENT_FILES[file as usize]
+    }
+    #[inline]
+    fn passed_span(color: Color, sq: Square) -> Bitboard {
+        let f = sq.file_of() as usize;
+        (FILE_MASKS[f] | ADJACENT_FILES[f]) & AHEAD[color.index()][sq.rank_of() as usize]
+    }
+    /// Squares falling onto holes or off the board are dropped.
+    #[inline]
+    fn forward(color: Color, set: Bitboard) -> Bitboard {
+        let row = FILES as u32;
+        match color {
+            Color::White => Bitboard((set.0 << row) & ALL.0),
+            Color::Black => Bitboard((set.0 >> row) & ALL.0),
+        }
+    }
+    #[inline]
+    fn pawn_attack_set(color: Color, pawns: Bitboard) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        for sq in pawns {
+            out |= pawn_attacks(color, sq);
+        }
+        out
+    }
+    #[inline]
+    fn knight_attacks(sq: Square) -> Bitboard {
+        attacks::knight_attacks(sq)
+    }
+    #[inline]
+    fn bishop_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+        attacks::bishop_attacks(sq, occ)
+    }
+    #[inline]
+    fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+        attacks::rook_attacks(sq, occ)
+    }
+    #[inline]
+    fn queen_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+        attacks::bishop_attacks(sq, occ) | attacks::rook_attacks(sq, occ)
+    }
+    #[inline]
+    fn king_attacks(sq: Square) -> Bitboard {
+        attacks::king_attacks(sq)
+    }
+
+    #[inline]
+    fn secutor_reach(sq: Square, occ: Bitboard) -> Option<(Bitboard, Bitboard)> {
+        Some(attacks::secutor_reach(sq, occ))
+    }
+    /// Open files only mean something on the orthodox files b..i.
+    #[inline]
+    fn rook_file_counts(file: u8) -> bool {
+        (1..=8).contains(&file)
+    }
+    /// A king on a corner square (a/j file) has a hole in front of it: the file that matters
+    /// is the neighbouring b/i file.
+    #[inline]
+    fn king_file(sq: Square) -> u8 {
+        match sq.file_of() {
+            0 => 1,
+            f if f == FILES - 1 => FILES - 2,
+            f => f,
+        }
+    }
 }
 
 /// The roles SEE may pick as the next capturer, king last.
@@ -155,145 +246,6 @@ const SEE_ROLES: [Role; 6] = [
 ];
 
 impl Position {
-    /// (mg, eg, phase) of `color`'s pieces from its own point of view.
-    fn evaluate_side(&self, color: Color, p: &Params) -> (i32, i32, i32) {
-        let them = !color;
-        let (mut mg, mut eg, mut phase) = (0, 0, 0);
-        let own = self.by_color[color.index()];
-        let enemy = self.by_color[them.index()];
-        let occ = self.occupied();
-        let own_pawns = self.pieces(color, Role::Pawn);
-        let their_pawns = self.pieces(them, Role::Pawn);
-        let their_pawn_attacks = pawn_attack_set(them, their_pawns);
-        let safe = !own & !their_pawn_attacks;
-        let their_king = self.king[them.index()];
-        let king_zone = king_attacks(their_king).with(their_king);
-        let victims = enemy & !self.by_role[Role::King.index()];
-        let mut attackers = 0;
-        let (mut pst_mg, mut pst_eg) = (0, 0);
-
-        for sq in own {
-            let Some(piece) = super::board::decode(self.code_at(sq)) else {
-                continue;
-            };
-            let role = piece.role;
-            let (m, e) = material(role, p);
-            mg += m;
-            eg += e;
-            phase += phase_weight(role);
-            let (pm, pe) = PST[role.index()][relative_index(color, sq)];
-            pst_mg += pm;
-            pst_eg += pe;
-            if role == Role::Secutor {
-                let (slide, hits) = secutor_reach(sq, occ);
-                if (hits & king_zone).nonempty() {
-                    attackers += 1;
-                }
-                let n = (slide & !occ & !their_pawn_attacks).count() as i32;
-                mg += p.secutor_mob_mg * (n - 7);
-                eg += p.secutor_mob_eg * (n - 7);
-                let c = (hits & victims).count() as i32;
-                mg += p.secutor_capture_mg * c;
-                eg += p.secutor_capture_eg * c;
-                continue;
-            }
-            let reach = match role {
-                Role::Knight => knight_attacks(sq),
-                Role::Bishop => bishop_attacks(sq, occ),
-                Role::Rook => rook_attacks(sq, occ),
-                Role::Queen => bishop_attacks(sq, occ) | rook_attacks(sq, occ),
-                _ => continue,
-            };
-            if (reach & king_zone).nonempty() {
-                attackers += 1;
-            }
-            let n = (reach & safe).count() as i32;
-            let (wm, we, centre) = match role {
-                Role::Knight => (p.knight_mob_mg, p.knight_mob_eg, 4),
-                Role::Bishop => (p.bishop_mob_mg, p.bishop_mob_eg, 6),
-                Role::Rook => (p.rook_mob_mg, p.rook_mob_eg, 7),
-                _ => (p.queen_mob_mg, p.queen_mob_eg, 13),
-            };
-            mg += wm * (n - centre);
-            eg += we * (n - centre);
-            let f = sq.file_of();
-            // Open files only mean something on the orthodox files b..i.
-            if role == Role::Rook && (1..=8).contains(&f) {
-                let file = FILE_MASKS[f as usize];
-                if (file & own_pawns).is_empty() {
-                    if (file & their_pawns).is_empty() {
-                        mg += p.rook_open_mg;
-                        eg += p.rook_open_eg;
-                    } else {
-                        mg += p.rook_semi_mg;
-                        eg += p.rook_semi_eg;
-                    }
-                }
-            }
-        }
-        mg += pst_mg * p.pst_scale / 100;
-        eg += pst_eg * p.pst_scale / 100;
-        if self.pieces(color, Role::Bishop).more_than_one() {
-            mg += p.bishop_pair_mg;
-            eg += p.bishop_pair_eg;
-        }
-        // Attacks on the enemy king's zone grow faster than linearly with the attackers.
-        mg += p.king_attack_mg * attackers * attackers / 2;
-
-        for sq in own_pawns {
-            let f = sq.file_of() as usize;
-            if (own_pawns & ADJACENT_FILES[f]).is_empty() {
-                mg -= p.isolated_mg;
-                eg -= p.isolated_eg;
-            }
-            if (passed_span(color, sq) & their_pawns).is_empty() {
-                let (bm, be) = match relative_rank(color, sq) {
-                    1 => (p.passed2_mg, p.passed2_eg),
-                    2 => (p.passed3_mg, p.passed3_eg),
-                    3 => (p.passed4_mg, p.passed4_eg),
-                    4 => (p.passed5_mg, p.passed5_eg),
-                    5 => (p.passed6_mg, p.passed6_eg),
-                    _ => (p.passed7_mg, p.passed7_eg),
-                };
-                mg += bm;
-                eg += be;
-            }
-        }
-        for file in FILE_MASKS {
-            let n = (own_pawns & file).count() as i32;
-            if n > 1 {
-                mg -= p.doubled_mg * (n - 1);
-                eg -= p.doubled_eg * (n - 1);
-            }
-        }
-
-        // King safety: pawns in front of the king, an open king file, castling.
-        let king = self.king[color.index()];
-        let near = king_attacks(king);
-        let front = passed_span(color, king) & (near | forward(color, near));
-        mg += p.shelter_mg * (front & own_pawns).count().min(3) as i32;
-        // A king on a corner square (a/j file) has a hole in front of it: the file that
-        // matters is the neighbouring b/i file.
-        let king_file = match king.file_of() {
-            0 => 1,
-            f if f == FILES - 1 => FILES - 2,
-            f => f,
-        };
-        if (FILE_MASKS[king_file as usize] & own_pawns).is_empty() {
-            mg -= p.king_open_file_mg;
-        }
-        // The king starts on f1; castled means the back rank on files a-c or g-j.
-        if relative_rank(color, king) == 0 && !(3..=5).contains(&king.file_of()) {
-            mg += p.castled_mg;
-        }
-        let rights = match color {
-            Color::White => self.castling & (WK | WQ),
-            Color::Black => self.castling & (BK | BQ),
-        };
-        mg += p.castling_right_mg * rights.count_ones() as i32;
-        (mg, eg, phase)
-    }
-
     /// Every piece of `color` that attacks `sq` with occupancy `occ`, counting only pieces
     /// still on `occ` (Secutors by collision, judged with `occ`).
     fn attackers_to(&self, sq: Square, color: Color, occ: Bitboard) -> Bitboard {
@@ -340,15 +292,7 @@ impl SearchPosition for Position {
     type NullUndo = Option<Square>;
 
     fn evaluate(&self, p: &Params) -> i32 {
-        let (wm, we, wp) = self.evaluate_side(Color::White, p);
-        let (bm, be, bp) = self.evaluate_side(Color::Black, p);
-        let white = taper(wm - bm, we - be, wp + bp);
-        let score = if self.turn == Color::White {
-            white
-        } else {
-            -white
-        };
-        score + p.tempo
+        terms::evaluate(self, self.turn, p)
     }
 
     /// The swap algorithm on the target square. A Secutor's attack bends, so instead of
