@@ -401,6 +401,21 @@ async fn studies_are_lined_up_on_the_compare_page_and_bad_queries_are_named() {
     let m = create(&mut admin, config("match", 8, "")).await;
     work(server.worker(&e.workers[0]).await, "box-a", 0).await;
 
+    // A study's page leads with its tables; the Elo and pentanomial of an engine playing
+    // itself are not shown, a match's are.
+    let page = get(&format!("{base}/runs/{a}")).await;
+    assert!(page.body.contains("Did each side castle?"), "{}", page.body);
+    assert!(
+        page.body.contains("Sizing: games for intervals"),
+        "{}",
+        page.body
+    );
+    for absent in ["Pentanomial of first", "Elo of first", "Elo over games"] {
+        assert!(!page.body.contains(absent), "{absent} on a study's page");
+    }
+    let page = get(&format!("{base}/runs/{m}")).await;
+    assert!(page.body.contains("Pentanomial of first"));
+
     // The runs list links the latte studies side by side.
     let page = get(&format!("{base}/")).await;
     let link = format!("/compare?runs={a},{b}");

@@ -394,6 +394,16 @@ fn figures_block(d: &pb::RunDetail, rate: f64) -> String {
     fig("games", "games", &(2 * s.pairs_done).to_string());
     fig("leased", "pairs leased", &s.pairs_leased.to_string());
     fig("rate", "games/s (last 2 min)", &format!("{rate:.1}"));
+    // A study is one engine playing itself: the Elo of "first" against itself is noise about
+    // zero, and its tables say what the run is for.
+    let is_study = s.kind == "study";
+    if is_study {
+        out.push_str("</div>");
+        if !s.finish_reason.is_empty() {
+            let _ = write!(out, "<p id=\"reason\">{}</p>", escape(&s.finish_reason));
+        }
+        return out;
+    }
     fig(
         "wdl",
         "W / D / L of first",
@@ -755,25 +765,45 @@ async fn run_live(s: &WebState, id: u64, d: &pb::RunDetail) -> Result<String, Ap
         "<p>Variants: {}</p>",
         escape(&api::variants(&d.config_toml).join(", "))
     );
-    let charts: Vec<String> = [
-        charts::elo(d, &h),
-        charts::llr_chart(d, &h),
-        charts::spsa(d, &h),
-    ]
-    .into_iter()
-    .flatten()
-    .chain(charts::study(d))
-    .collect();
+    let is_study = d.summary.as_ref().is_some_and(|s| s.kind == "study");
+    // A study's question is what the rules do: its tables lead, and the Elo chart and
+    // pentanomial of an engine playing itself are left out (as in report.html).
+    let charts: Vec<String> = if is_study {
+        Vec::new()
+    } else {
+        [
+            charts::elo(d, &h),
+            charts::llr_chart(d, &h),
+            charts::spsa(d, &h),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    };
+    if is_study {
+        live.push_str(&study_block(d));
+        let study_charts: Vec<String> = charts::study(d).into_iter().collect();
+        if !study_charts.is_empty() {
+            live.push_str("<h2>Charts</h2>");
+            for c in study_charts {
+                live.push_str(&c);
+            }
+        }
+    }
     if !charts.is_empty() {
         live.push_str("<h2>Charts</h2>");
         for c in charts {
             live.push_str(&c);
         }
     }
-    live.push_str("<h2>Pentanomial of first</h2>");
-    live.push_str(&penta_table(d));
+    if !is_study {
+        live.push_str("<h2>Pentanomial of first</h2>");
+        live.push_str(&penta_table(d));
+    }
     live.push_str(&spsa_block(d));
-    live.push_str(&study_block(d));
+    if !is_study {
+        live.push_str(&study_block(d));
+    }
     live.push_str(&workers_block(d, id));
     live.push_str(&leases_block(&leases, now_ms()));
     let _ = write!(
