@@ -144,12 +144,19 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
             }
         );
     }
-    let _ = writeln!(
-        s,
-        "games: W {} D {} L {}   pentanomial {:?}",
-        d.wins, d.draws, d.losses, d.pentanomial
-    );
-    if let Some(e) = &d.elo {
+    // A study is one engine playing itself under several rule-sets: "first"'s W/D/L,
+    // pentanomial and Elo against itself are noise about zero, so only the game count shows.
+    let is_study = d.summary.as_ref().is_some_and(|r| r.kind == "study");
+    if is_study {
+        let _ = writeln!(s, "games: {}", d.wins + d.draws + d.losses);
+    } else {
+        let _ = writeln!(
+            s,
+            "games: W {} D {} L {}   pentanomial {:?}",
+            d.wins, d.draws, d.losses, d.pentanomial
+        );
+    }
+    if let Some(e) = d.elo.as_ref().filter(|_| !is_study) {
         let _ = writeln!(
             s,
             "Elo {:+.2} [{:+.2}, {:+.2}] (95%), LOS {:.1}%, nElo {:+.2} [{:+.2}, {:+.2}]",
@@ -235,4 +242,38 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_study_shows_no_elo_of_an_engine_against_itself() {
+        let mut d = pb::RunDetail {
+            summary: Some(pb::RunSummary {
+                kind: "match".into(),
+                ..Default::default()
+            }),
+            wins: 3,
+            draws: 2,
+            losses: 1,
+            elo: Some(Default::default()),
+            ..Default::default()
+        };
+        let shown = format_detail(&d);
+        assert!(
+            shown.contains("pentanomial") && shown.contains("Elo"),
+            "{shown}"
+        );
+        if let Some(s) = d.summary.as_mut() {
+            s.kind = "study".into();
+        }
+        let shown = format_detail(&d);
+        assert!(shown.contains("games: 6"), "{shown}");
+        assert!(
+            !shown.contains("pentanomial") && !shown.contains("Elo"),
+            "{shown}"
+        );
+    }
 }
