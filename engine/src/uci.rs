@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use crate::board8::Board;
 use crate::error::{FenError, MoveError, RulesError};
-use crate::eval::SearchPosition;
+use crate::eval::{PawnCache, SearchPosition};
 use crate::game::Game;
 use crate::gustavian;
 use crate::params::{self, ParamError, Params};
@@ -231,8 +231,9 @@ impl<P: SearchPosition> Session<P> {
         self.game.position().to_fen()
     }
 
+    /// The static evaluation, with a cache of its own: the searcher's may be on its thread.
     fn eval(&self, params: &Params) -> i32 {
-        self.game.position().evaluate(params)
+        self.game.position().evaluate(params, &mut PawnCache::new())
     }
 }
 

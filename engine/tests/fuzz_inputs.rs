@@ -7,7 +7,8 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use engine::board8::Board;
-use engine::dispatch::{with_position, WithPosition};
+use engine::dispatch::{with_position, with_search_position, WithPosition, WithSearchPosition};
+use engine::eval::SearchPosition;
 use engine::notation::parse_uci;
 use engine::san::{parse_san, to_san};
 use engine::uci::{Output, Uci};
@@ -70,7 +71,7 @@ fn seeds() -> &'static [(Rules, String)] {
             }
         }
         for (rules, fen) in &out {
-            match with_position(*rules, ReadFen { fen }) {
+            match with_search_position(*rules, ReadFen { fen }) {
                 Ok(Some(_)) => {}
                 Ok(None) => panic!("seed {fen} under {rules} is refused"),
                 Err(e) => panic!("seed {fen} under {rules}: {e}"),
@@ -86,7 +87,7 @@ fn fail(message: String) -> TestCaseError {
 
 /// Reads `fen` as `P`; an accepted FEN must be written back to a FEN that reads to the same
 /// position, and its moves must go through both notations and make/unmake.
-fn read_fen<P: Position>(rules: Rules, fen: &str) -> Result<Option<P>, TestCaseError> {
+fn read_fen<P: SearchPosition>(rules: Rules, fen: &str) -> Result<Option<P>, TestCaseError> {
     let pos = match P::from_fen(rules, fen) {
         Ok(p) => p,
         Err(e) => {
@@ -116,6 +117,12 @@ fn read_fen<P: Position>(rules: Rules, fen: &str) -> Result<Option<P>, TestCaseE
         written
     );
     prop_assert_eq!(pos.key(), pos.recompute_key(), "key of {:?}", fen);
+    prop_assert_eq!(
+        pos.eval_sums(),
+        pos.recount_eval_sums(),
+        "evaluation sums of {:?}",
+        fen
+    );
     prop_assert_eq!(pos.rules(), rules);
     Ok(Some(pos))
 }
@@ -123,7 +130,7 @@ fn read_fen<P: Position>(rules: Rules, fen: &str) -> Result<Option<P>, TestCaseE
 /// Every legal move of an accepted position goes through SAN, coordinate notation and
 /// make/unmake: fuzzed positions (promoted pieces everywhere, kings in odd places, castling
 /// rights next to attacked squares) reach corners that playouts from the start do not.
-fn check_moves<P: Position>(pos: &P) -> Result<(), TestCaseError> {
+fn check_moves<P: SearchPosition>(pos: &P) -> Result<(), TestCaseError> {
     let fen = pos.to_fen();
     let moves = pos.legal_move_list();
     for &mv in &moves {
@@ -137,6 +144,13 @@ fn check_moves<P: Position>(pos: &P) -> Result<(), TestCaseError> {
             after.key(),
             after.recompute_key(),
             "key after {} in {}",
+            uci,
+            fen
+        );
+        prop_assert_eq!(
+            after.eval_sums(),
+            after.recount_eval_sums(),
+            "evaluation sums after {} in {}",
             uci,
             fen
         );
@@ -159,9 +173,9 @@ struct ReadFen<'a> {
     fen: &'a str,
 }
 
-impl WithPosition for ReadFen<'_> {
+impl WithSearchPosition for ReadFen<'_> {
     type Output = Result<Option<String>, TestCaseError>;
-    fn run<P: Position>(self, rules: Rules) -> Self::Output {
+    fn run<P: SearchPosition>(self, rules: Rules) -> Self::Output {
         match read_fen::<P>(rules, self.fen)? {
             Some(pos) => {
                 check_moves(&pos)?;
@@ -177,7 +191,7 @@ impl WithPosition for ReadFen<'_> {
 fn read_everywhere(fen: &str) -> Result<usize, TestCaseError> {
     let mut accepted = 0;
     for rules in all_rules() {
-        if with_position(rules, ReadFen { fen })?.is_some() {
+        if with_search_position(rules, ReadFen { fen })?.is_some() {
             accepted += 1;
         }
         let wrong = match rules.variant() {
@@ -522,7 +536,7 @@ proptest! {
             text = apply(&text, m);
         }
         // Under its own rules with the move checks, and under every other rule-set.
-        with_position(*rules, ReadFen { fen: &text })?;
+        with_search_position(*rules, ReadFen { fen: &text })?;
         read_everywhere(&text)?;
     }
 
@@ -548,7 +562,8 @@ fn generators_reach_both_outcomes() {
         let m = single.new_tree(&mut runner).expect("tree").current();
         for (rules, fen) in seeds().iter().take(20) {
             let text = apply(fen, &m);
-            match with_position(*rules, ReadFen { fen: &text }).expect("no property failure") {
+            match with_search_position(*rules, ReadFen { fen: &text }).expect("no property failure")
+            {
                 Some(_) => mutated_ok += 1,
                 None => mutated_err += 1,
             }
@@ -1078,7 +1093,7 @@ fn run_session(commands: &[Command]) -> Result<(), TestCaseError> {
         .ok_or_else(|| fail(format!("d answered {d:?}")))?;
     let rules = Rules::parse(variant, Some(ruleset)).map_err(|e| fail(e.to_string()))?;
     prop_assert!(
-        with_position(rules, ReadFen { fen })?.is_some(),
+        with_search_position(rules, ReadFen { fen })?.is_some(),
         "the engine holds {} under {}, which it refuses",
         fen,
         rules

@@ -1,10 +1,12 @@
-//! Property tests over random playouts in every variant and rule-set: make/unmake, keys, FEN
-//! and SAN round trips, and legality by an independent brute-force check.
+//! Property tests over random playouts in every variant and rule-set: make/unmake, keys and
+//! the evaluation's incremental sums, FEN and SAN round trips, and legality by an independent
+//! brute-force check.
 
-use engine::dispatch::{with_position, WithPosition};
+use engine::dispatch::{with_search_position, WithSearchPosition};
+use engine::eval::SearchPosition;
 use engine::notation::parse_uci;
 use engine::san::{parse_san, to_san};
-use engine::{Position, Rules, Ruleset, Variant};
+use engine::{Rules, Ruleset, Variant};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -27,9 +29,9 @@ struct Playout {
     plies: usize,
 }
 
-impl WithPosition for Playout {
+impl WithSearchPosition for Playout {
     type Output = Result<(), TestCaseError>;
-    fn run<P: Position>(self, rules: Rules) -> Self::Output {
+    fn run<P: SearchPosition>(self, rules: Rules) -> Self::Output {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.seed);
         let mut pos = P::startpos(rules).map_err(|e| TestCaseError::fail(e.to_string()))?;
         for ply in 0..self.plies {
@@ -39,6 +41,12 @@ impl WithPosition for Playout {
                 pos.key(),
                 pos.recompute_key(),
                 "incremental key differs: {}",
+                ctx()
+            );
+            prop_assert_eq!(
+                pos.eval_sums(),
+                pos.recount_eval_sums(),
+                "incremental evaluation sums differ: {}",
                 ctx()
             );
             let reread = P::from_fen(rules, &fen)
@@ -94,6 +102,13 @@ impl WithPosition for Playout {
                     fen
                 );
                 prop_assert_eq!(pos.key(), pos.recompute_key(), "key after {}: {}", uci, fen);
+                prop_assert_eq!(
+                    pos.eval_sums(),
+                    pos.recount_eval_sums(),
+                    "evaluation sums after {}: {}",
+                    uci,
+                    fen
+                );
                 pos.unmake_move(mv, undo);
                 prop_assert_eq!(&pos, &before, "unmake of {} does not restore: {}", uci, fen);
             }
@@ -122,7 +137,7 @@ proptest! {
     #[test]
     fn random_playouts_keep_every_invariant(rules_index in 0usize..7, seed in any::<u64>(), plies in 1usize..160) {
         let rules = all_rules()[rules_index];
-        with_position(rules, Playout { seed, plies })?;
+        with_search_position(rules, Playout { seed, plies })?;
     }
 }
 

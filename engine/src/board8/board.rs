@@ -2,8 +2,10 @@
 
 use super::attacks;
 use super::castling::Rights;
+use super::eval::piece_square;
 use super::square::{Bitboard, Square};
 use super::zobrist;
+use crate::eval::EvalSums;
 use crate::types::{Color, Piece, Role};
 use crate::variant::Rules;
 
@@ -12,7 +14,7 @@ use crate::variant::Rules;
 /// Invariants (kept by the FEN reader and `make_move`): one king per side; `castling` holds
 /// only rights whose pieces stand on their squares (and no G/B without its K/Q, and none under
 /// `normal`); `ep` is set only when an en-passant capture is legal; `key` equals
-/// `recompute_key()`.
+/// `recompute_key()`; `sums` equals `recount_eval_sums()`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Board {
     pub(crate) by_role: [Bitboard; 6],
@@ -25,6 +27,9 @@ pub struct Board {
     pub(crate) halfmove: u32,
     pub(crate) fullmove: u32,
     pub(crate) key: u64,
+    /// Material counts, piece-square sums and pawn key: kept by `put`, `remove` and `shift`,
+    /// restored by `unmake`.
+    pub(crate) sums: EvalSums,
     pub(crate) rules: Rules,
 }
 
@@ -41,6 +46,7 @@ impl Board {
             halfmove: 0,
             fullmove: 1,
             key: 0,
+            sums: EvalSums::default(),
             rules,
         }
     }
@@ -81,24 +87,61 @@ impl Board {
         self.mailbox[sq.index()]
     }
 
+    /// Puts `piece` on the empty square `sq`, keeping the key and the evaluation sums.
     #[inline]
     pub(crate) fn put(&mut self, sq: Square, piece: Piece) {
+        self.put_bits(sq, piece);
+        let key = zobrist::piece(piece, sq.index());
+        self.key ^= key;
+        self.sums
+            .place(piece.color, piece.role, piece_square(piece, sq), key);
+    }
+
+    /// Removes `piece` from `sq`, keeping the key and the evaluation sums.
+    #[inline]
+    pub(crate) fn remove(&mut self, sq: Square, piece: Piece) {
+        self.remove_bits(sq, piece);
+        let key = zobrist::piece(piece, sq.index());
+        self.key ^= key;
+        self.sums
+            .lift(piece.color, piece.role, piece_square(piece, sq), key);
+    }
+
+    /// Moves `piece` from `from` to the empty square `to`, keeping the key and the evaluation
+    /// sums: [`remove`](Self::remove) then [`put`](Self::put) in one step.
+    #[inline]
+    pub(crate) fn shift(&mut self, from: Square, to: Square, piece: Piece) {
+        let bb = from.bb() | to.bb();
+        self.by_role[piece.role.index()] ^= bb;
+        self.by_color[piece.color.index()] ^= bb;
+        self.occupied ^= bb;
+        self.mailbox[from.index()] = None;
+        self.mailbox[to.index()] = Some(piece);
+        let keys = zobrist::piece(piece, from.index()) ^ zobrist::piece(piece, to.index());
+        self.key ^= keys;
+        let (a, b) = (piece_square(piece, from), piece_square(piece, to));
+        self.sums.shift(piece.color, piece.role, a, b, keys);
+    }
+
+    /// [`put`](Self::put) for `unmake`, which restores the key and the sums it saved instead
+    /// of updating them piece by piece: the piece sets and the mailbox only.
+    #[inline]
+    pub(crate) fn put_bits(&mut self, sq: Square, piece: Piece) {
         let bb = sq.bb();
         self.by_role[piece.role.index()] |= bb;
         self.by_color[piece.color.index()] |= bb;
         self.occupied |= bb;
         self.mailbox[sq.index()] = Some(piece);
-        self.key ^= zobrist::piece(piece, sq.index());
     }
 
+    /// [`remove`](Self::remove) for `unmake`: the piece sets and the mailbox only.
     #[inline]
-    pub(crate) fn remove(&mut self, sq: Square, piece: Piece) {
+    pub(crate) fn remove_bits(&mut self, sq: Square, piece: Piece) {
         let bb = sq.bb();
         self.by_role[piece.role.index()] ^= bb;
         self.by_color[piece.color.index()] ^= bb;
         self.occupied ^= bb;
         self.mailbox[sq.index()] = None;
-        self.key ^= zobrist::piece(piece, sq.index());
     }
 
     /// Pieces of `by` attacking `sq` when the board's occupancy is `occupied`.

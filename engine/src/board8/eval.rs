@@ -8,10 +8,11 @@ use super::castling::Letter;
 use super::moves::{Move, MoveKind};
 use super::square::{Bitboard, Square};
 use super::zobrist;
+use crate::eval::sums::recount;
 use crate::eval::terms::{self, BitSet, EvalBoard};
-use crate::eval::{pst, see_value, SearchPosition};
+use crate::eval::{pst, see_value, EvalSums, PawnCache, SearchPosition};
 use crate::params::Params;
-use crate::types::{Color, Role};
+use crate::types::{Color, Piece, Role};
 
 /// Piece-square values from White's side, per role index (pawn..king).
 static PST: [[(i32, i32); 64]; 6] = {
@@ -36,6 +37,29 @@ static PST: [[(i32, i32); 64]; 6] = {
     t
 };
 
+/// [`PST`] per colour, indexed by the real square: what `put` and `remove` add and subtract.
+static PST_BY_COLOR: [[[(i32, i32); 64]; 6]; 2] = {
+    let mut t = [[[(0, 0); 64]; 6]; 2];
+    let mut r = 0;
+    while r < 6 {
+        let mut sq = 0;
+        while sq < 64 {
+            t[0][r][sq] = PST[r][sq];
+            // The rank mirrored: Black's own side is the top of the board.
+            t[1][r][sq] = PST[r][sq ^ 56];
+            sq += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// Unscaled (mg, eg) piece-square value of `piece` on `sq`, from its own side.
+#[inline(always)]
+pub(super) fn piece_square(piece: Piece, sq: Square) -> (i32, i32) {
+    PST_BY_COLOR[piece.color.index()][piece.role.index()][sq.index()]
+}
+
 /// Files adjacent to each file.
 static ADJACENT_FILES: [Bitboard; 8] = {
     let mut t = [Bitboard::EMPTY; 8];
@@ -55,6 +79,7 @@ static ADJACENT_FILES: [Bitboard; 8] = {
 };
 
 impl BitSet<Square> for Bitboard {
+    const EMPTY: Bitboard = Bitboard::EMPTY;
     #[inline]
     fn count(self) -> u32 {
         Bitboard::count(self)
@@ -62,10 +87,6 @@ impl BitSet<Square> for Bitboard {
     #[inline]
     fn is_empty(self) -> bool {
         Bitboard::is_empty(self)
-    }
-    #[inline]
-    fn more_than_one(self) -> bool {
-        Bitboard::more_than_one(self)
     }
 }
 
@@ -75,6 +96,10 @@ impl EvalBoard for Board {
     type Bitboard = Bitboard;
     const FILES: u8 = 8;
 
+    #[inline]
+    fn sums(&self) -> &EvalSums {
+        &self.sums
+    }
     #[inline]
     fn color_bb(&self, color: Color) -> Bitboard {
         self.by_color[color.index()]
@@ -106,6 +131,10 @@ impl EvalBoard for Board {
     #[inline]
     fn square_bb(sq: Square) -> Bitboard {
         sq.bb()
+    }
+    #[inline]
+    fn zobrist(color: Color, role: Role, sq: Square) -> u64 {
+        zobrist::piece(Piece::new(color, role), sq.index())
     }
     #[inline]
     fn pst(role: Role, sq: Square, color: Color) -> (i32, i32) {
@@ -196,8 +225,16 @@ impl Board {
 impl SearchPosition for Board {
     type NullUndo = Option<Square>;
 
-    fn evaluate(&self, p: &Params) -> i32 {
-        terms::evaluate(self, self.turn, p)
+    fn evaluate(&self, p: &Params, pawns: &mut PawnCache) -> i32 {
+        terms::evaluate(self, self.turn, p, pawns)
+    }
+
+    fn eval_sums(&self) -> EvalSums {
+        self.sums
+    }
+
+    fn recount_eval_sums(&self) -> EvalSums {
+        recount(self)
     }
 
     /// The swap algorithm on the target square, with x-rays revealed as pieces leave.
@@ -365,8 +402,8 @@ mod tests {
         let fen = p.to_fen();
         let q = Board::from_fen(rules, &flip_fen(&fen)).unwrap_or_else(|e| panic!("{fen}: {e}"));
         assert_eq!(
-            p.evaluate(params),
-            q.evaluate(params),
+            p.evaluate(params, &mut PawnCache::new()),
+            q.evaluate(params, &mut PawnCache::new()),
             "{fen} vs {}",
             q.to_fen()
         );

@@ -1,10 +1,12 @@
-//! Making and unmaking moves on the 8x8 board, with the key kept incrementally.
+//! Making and unmaking moves on the 8x8 board, with the key and the evaluation sums kept
+//! incrementally by `make` and restored by `unmake`.
 
 use super::board::Board;
 use super::castling::{Rights, KING_FROM};
 use super::moves::{Move, MoveKind};
 use super::square::Square;
 use super::zobrist;
+use crate::eval::EvalSums;
 use crate::types::{Color, Piece, Role};
 
 /// The state a move destroys, handed back to `unmake`.
@@ -15,6 +17,8 @@ pub struct Undo {
     ep: Option<Square>,
     halfmove: u32,
     key: u64,
+    /// The evaluation sums before the move: `unmake` restores them as it restores the key.
+    sums: EvalSums,
 }
 
 impl Board {
@@ -26,6 +30,7 @@ impl Board {
             ep: self.ep,
             halfmove: self.halfmove,
             key: self.key,
+            sums: self.sums,
         };
         let us = self.turn;
         let (from, to) = (mv.from(), mv.to());
@@ -65,12 +70,13 @@ impl Board {
                     captured = Some(v);
                     self.remove(to, v);
                 }
-                self.remove(from, piece);
-                let placed = match kind {
-                    MoveKind::Promotion(role) => Piece::new(us, role),
-                    _ => piece,
-                };
-                self.put(to, placed);
+                match kind {
+                    MoveKind::Promotion(role) => {
+                        self.remove(from, piece);
+                        self.put(to, Piece::new(us, role));
+                    }
+                    _ => self.shift(from, to, piece),
+                }
                 if piece.role == Role::Pawn || captured.is_some() {
                     self.halfmove = 0;
                 }
@@ -111,24 +117,24 @@ impl Board {
                 if let Some(g) = mv.castle_geometry() {
                     let king = Piece::new(us, Role::King);
                     let rook = Piece::new(us, Role::Rook);
-                    self.remove(to, king);
+                    self.remove_bits(to, king);
                     for &r in g.rooks_to {
-                        self.remove(r.relative(us), rook);
+                        self.remove_bits(r.relative(us), rook);
                     }
                     for &r in g.rooks_from {
-                        self.put(r.relative(us), rook);
+                        self.put_bits(r.relative(us), rook);
                     }
-                    self.put(KING_FROM.relative(us), king);
+                    self.put_bits(KING_FROM.relative(us), king);
                 }
             }
             _ => {
                 if let Some(placed) = self.mailbox[to.index()] {
-                    self.remove(to, placed);
+                    self.remove_bits(to, placed);
                     let piece = match kind {
                         MoveKind::Promotion(_) => Piece::new(us, Role::Pawn),
                         _ => placed,
                     };
-                    self.put(from, piece);
+                    self.put_bits(from, piece);
                 }
                 if let Some(v) = undo.captured {
                     let at = if kind == MoveKind::EnPassant {
@@ -136,7 +142,7 @@ impl Board {
                     } else {
                         to
                     };
-                    self.put(at, v);
+                    self.put_bits(at, v);
                 }
             }
         }
@@ -144,5 +150,6 @@ impl Board {
         self.ep = undo.ep;
         self.halfmove = undo.halfmove;
         self.key = undo.key;
+        self.sums = undo.sums;
     }
 }

@@ -1,10 +1,16 @@
 //! What the search needs from a geometry beyond the rules: a static evaluation with tunable
 //! weights, static exchange evaluation, and the null move. Implemented once per geometry,
 //! called through generics (no dynamic dispatch per node). The evaluation terms themselves are
-//! written once, generic over the board, in `terms`.
+//! written once, generic over the board, in `terms`; what the boards keep for them through make
+//! and unmake is in `sums`, and the pawn-structure cache in `pawns`.
 
+mod pawns;
 pub mod pst;
+pub(crate) mod sums;
 pub(crate) mod terms;
+
+pub use pawns::PawnCache;
+pub use sums::EvalSums;
 
 use crate::params::Params;
 use crate::position::Position;
@@ -59,8 +65,15 @@ pub trait SearchPosition: Position {
     /// What `make_null` hands back.
     type NullUndo: Copy;
 
-    /// Static evaluation in centipawns from the side to move's point of view.
-    fn evaluate(&self, params: &Params) -> i32;
+    /// Static evaluation in centipawns from the side to move's point of view. `pawns` caches
+    /// the pawn-structure features between calls (one per search thread); the result does not
+    /// depend on what it holds.
+    fn evaluate(&self, params: &Params, pawns: &mut PawnCache) -> i32;
+    /// The evaluation's running sums, kept incrementally by make and unmake.
+    fn eval_sums(&self) -> EvalSums;
+    /// The same sums recomputed from the pieces: the reference `eval_sums` must equal, as
+    /// `recompute_key` is for the key.
+    fn recount_eval_sums(&self) -> EvalSums;
     /// Whether the exchange sequence started by `mv` on its target square wins at least
     /// `threshold` centipawns for the mover.
     fn see_ge(&self, mv: Self::Move, threshold: i32, params: &Params) -> bool;

@@ -12,10 +12,17 @@
 //! kings); the hooks' defaults are the orthodox 8x8 behaviour. [`evaluate`] is generic, not
 //! `dyn`: it is monomorphised per board, so every board method is a static, inlinable call and
 //! the code is as fast as the hand-written per-board evaluations it replaced.
+//!
+//! Nothing here loops over pieces just to sum them: material (from per-role counts) and the
+//! piece-square sums come from the [`EvalSums`] the board keeps through make and unmake, and
+//! the pawn-structure features from a [`PawnCache`]; the piece loops are left for what really
+//! needs each piece's square (mobility, king attacks, rook files).
 
 use std::ops::{BitAnd, BitOr, Not};
 
-use super::{material, phase_weight, taper};
+use super::pawns::{PawnCache, PawnCounts};
+use super::sums::{recount, EvalSums};
+use super::{material, taper};
 use crate::params::Params;
 use crate::position::SquareName;
 use crate::types::{Color, Role};
@@ -26,12 +33,12 @@ use crate::types::{Color, Role};
 pub(crate) trait BitSet<Sq>:
     Copy + BitAnd<Output = Self> + BitOr<Output = Self> + Not<Output = Self> + IntoIterator<Item = Sq>
 {
+    /// The empty set.
+    const EMPTY: Self;
     /// Number of squares.
     fn count(self) -> u32;
     /// Whether no square is set.
     fn is_empty(self) -> bool;
-    /// Whether more than one square is set.
-    fn more_than_one(self) -> bool;
 
     /// Whether some square is set.
     #[inline]
@@ -50,6 +57,8 @@ pub(crate) trait EvalBoard {
     /// Files of the board (the doubled-pawn term visits each).
     const FILES: u8;
 
+    /// The running sums the board keeps for the evaluation (see [`EvalSums`]).
+    fn sums(&self) -> &EvalSums;
     /// `color`'s pieces.
     fn color_bb(&self, color: Color) -> Self::Bitboard;
     /// `color`'s pieces of `role`.
@@ -65,6 +74,8 @@ pub(crate) trait EvalBoard {
 
     /// The set holding only `sq`.
     fn square_bb(sq: Self::Square) -> Self::Bitboard;
+    /// The Zobrist key of a `color` piece of `role` on `sq` (the pawns' make the pawn key).
+    fn zobrist(color: Color, role: Role, sq: Self::Square) -> u64;
     /// Unscaled (mg, eg) piece-square value of a `color` piece of `role` on `sq`.
     fn pst(role: Role, sq: Self::Square, color: Color) -> (i32, i32);
     /// The rank of `sq` counted from `color`'s side (0 = own back rank).
@@ -91,6 +102,12 @@ pub(crate) trait EvalBoard {
     /// King targets from `sq`.
     fn king_attacks(sq: Self::Square) -> Self::Bitboard;
 
+    /// `color`'s Secutors; none on boards without them.
+    #[inline]
+    fn secutors(&self, _color: Color) -> Self::Bitboard {
+        Self::Bitboard::EMPTY
+    }
+
     /// A Secutor's rook-like slide and its collision attack set from `sq`; `None` on boards
     /// without Secutors.
     #[inline]
@@ -114,20 +131,91 @@ pub(crate) trait EvalBoard {
     }
 }
 
-/// Static evaluation in centipawns from the point of view of `turn`, the side to move.
+/// Static evaluation in centipawns from the point of view of `turn`, the side to move, with
+/// the pawn-structure features from (and into) `pawns`.
 #[inline]
-pub(crate) fn evaluate<B: EvalBoard>(board: &B, turn: Color, p: &Params) -> i32 {
-    let (wm, we, wp) = evaluate_side(board, Color::White, p);
-    let (bm, be, bp) = evaluate_side(board, Color::Black, p);
-    let white = taper(wm - bm, we - be, wp + bp);
+pub(crate) fn evaluate<B: EvalBoard>(
+    board: &B,
+    turn: Color,
+    p: &Params,
+    pawns: &mut PawnCache,
+) -> i32 {
+    debug_assert_eq!(*board.sums(), recount(board), "incremental evaluation sums");
+    let [white_pawns, black_pawns] = pawns.probe(board);
+    let (wm, we) = evaluate_side(board, Color::White, p, &white_pawns);
+    let (bm, be) = evaluate_side(board, Color::Black, p, &black_pawns);
+    let white = taper(wm - bm, we - be, board.sums().phase());
     let score = if turn == Color::White { white } else { -white };
     score + p.tempo
 }
 
-/// (mg, eg, phase) of `color`'s pieces from its own point of view.
-fn evaluate_side<B: EvalBoard>(board: &B, color: Color, p: &Params) -> (i32, i32, i32) {
+/// What the piece loops of one side add up: mobility and the attackers of the enemy king's
+/// zone.
+#[derive(Default)]
+struct Activity {
+    mg: i32,
+    eg: i32,
+    attackers: i32,
+}
+
+impl Activity {
+    /// A piece reaching `reach`: an attacker of `zone` if it touches it, and `weights` per
+    /// `safe` square beyond `centre` (fewer score below zero).
+    #[inline(always)]
+    fn piece<S, T: BitSet<S>>(
+        &mut self,
+        reach: T,
+        safe: T,
+        zone: T,
+        weights: (i32, i32),
+        centre: i32,
+    ) {
+        if (reach & zone).nonempty() {
+            self.attackers += 1;
+        }
+        let n = (reach & safe).count() as i32;
+        self.mg += weights.0 * (n - centre);
+        self.eg += weights.1 * (n - centre);
+    }
+}
+
+/// (mg, eg) of `color`'s material, valued by `p`, from the board's piece counts.
+#[inline]
+fn material_of(sums: &EvalSums, color: Color, p: &Params) -> (i32, i32) {
+    let (mut mg, mut eg) = (0, 0);
+    for role in [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::Secutor,
+    ] {
+        let n = sums.count(color, role);
+        let (m, e) = material(role, p);
+        mg += n * m;
+        eg += n * e;
+    }
+    (mg, eg)
+}
+
+/// (mg, eg) of `color`'s pieces from its own point of view; `pawns` are its pawn-structure
+/// features. Every term is a sum over pieces, so visiting them role by role instead of square
+/// by square leaves the result unchanged; the two integer divisions (the piece-square scale
+/// and the king attack) see the same per-side totals as ever.
+fn evaluate_side<B: EvalBoard>(
+    board: &B,
+    color: Color,
+    p: &Params,
+    pawns: &PawnCounts,
+) -> (i32, i32) {
     let them = !color;
-    let (mut mg, mut eg, mut phase) = (0, 0, 0);
+    let sums = board.sums();
+    let (mut mg, mut eg) = material_of(sums, color, p);
+    let (pst_mg, pst_eg) = sums.pst(color);
+    mg += pst_mg * p.pst_scale / 100;
+    eg += pst_eg * p.pst_scale / 100;
+
     let own = board.color_bb(color);
     let occ = board.occupied();
     let own_pawns = board.pieces(color, Role::Pawn);
@@ -135,59 +223,21 @@ fn evaluate_side<B: EvalBoard>(board: &B, color: Color, p: &Params) -> (i32, i32
     let their_pawn_attacks = B::pawn_attack_set(them, their_pawns);
     let safe = !own & !their_pawn_attacks;
     let their_king = board.king(them);
-    let king_zone = B::king_attacks(their_king) | B::square_bb(their_king);
-    let mut attackers = 0;
-    let (mut pst_mg, mut pst_eg) = (0, 0);
+    let zone = B::king_attacks(their_king) | B::square_bb(their_king);
+    let mut act = Activity::default();
 
-    for sq in own {
-        let Some(role) = board.role_at(sq) else {
-            continue;
-        };
-        let (m, e) = material(role, p);
-        mg += m;
-        eg += e;
-        phase += phase_weight(role);
-        let (pm, pe) = B::pst(role, sq, color);
-        pst_mg += pm;
-        pst_eg += pe;
-        if role == Role::Secutor {
-            // Its quiet slides are its mobility; the enemy pieces it could capture by
-            // collision right now are a threat of their own.
-            let Some((slide, hits)) = B::secutor_reach(sq, occ) else {
-                continue;
-            };
-            if (hits & king_zone).nonempty() {
-                attackers += 1;
-            }
-            let n = (slide & !occ & !their_pawn_attacks).count() as i32;
-            mg += p.secutor_mob_mg * (n - 7);
-            eg += p.secutor_mob_eg * (n - 7);
-            let victims = board.color_bb(them) & !board.pieces(them, Role::King);
-            let c = (hits & victims).count() as i32;
-            mg += p.secutor_capture_mg * c;
-            eg += p.secutor_capture_eg * c;
-            continue;
-        }
-        let reach = match role {
-            Role::Knight => B::knight_attacks(sq),
-            Role::Bishop => B::bishop_attacks(sq, occ),
-            Role::Rook => B::rook_attacks(sq, occ),
-            Role::Queen => B::queen_attacks(sq, occ),
-            _ => continue,
-        };
-        if (reach & king_zone).nonempty() {
-            attackers += 1;
-        }
-        let n = (reach & safe).count() as i32;
-        let (wm, we, centre) = match role {
-            Role::Knight => (p.knight_mob_mg, p.knight_mob_eg, 4),
-            Role::Bishop => (p.bishop_mob_mg, p.bishop_mob_eg, 6),
-            Role::Rook => (p.rook_mob_mg, p.rook_mob_eg, 7),
-            _ => (p.queen_mob_mg, p.queen_mob_eg, 13),
-        };
-        mg += wm * (n - centre);
-        eg += we * (n - centre);
-        if role == Role::Rook && B::rook_file_counts(sq.file()) {
+    for sq in board.pieces(color, Role::Knight) {
+        let weights = (p.knight_mob_mg, p.knight_mob_eg);
+        act.piece(B::knight_attacks(sq), safe, zone, weights, 4);
+    }
+    for sq in board.pieces(color, Role::Bishop) {
+        let weights = (p.bishop_mob_mg, p.bishop_mob_eg);
+        act.piece(B::bishop_attacks(sq, occ), safe, zone, weights, 6);
+    }
+    for sq in board.pieces(color, Role::Rook) {
+        let weights = (p.rook_mob_mg, p.rook_mob_eg);
+        act.piece(B::rook_attacks(sq, occ), safe, zone, weights, 7);
+        if B::rook_file_counts(sq.file()) {
             let file = B::file_mask(sq.file());
             if (file & own_pawns).is_empty() {
                 if (file & their_pawns).is_empty() {
@@ -200,40 +250,42 @@ fn evaluate_side<B: EvalBoard>(board: &B, color: Color, p: &Params) -> (i32, i32
             }
         }
     }
-    mg += pst_mg * p.pst_scale / 100;
-    eg += pst_eg * p.pst_scale / 100;
-    if board.pieces(color, Role::Bishop).more_than_one() {
+    for sq in board.pieces(color, Role::Queen) {
+        let weights = (p.queen_mob_mg, p.queen_mob_eg);
+        act.piece(B::queen_attacks(sq, occ), safe, zone, weights, 13);
+    }
+    let secutors = board.secutors(color);
+    if secutors.nonempty() {
+        // Its quiet slides are its mobility; the enemy pieces it could capture by collision
+        // right now are a threat of their own.
+        let victims = board.color_bb(them) & !board.pieces(them, Role::King);
+        for sq in secutors {
+            let Some((slide, hits)) = B::secutor_reach(sq, occ) else {
+                continue;
+            };
+            if (hits & zone).nonempty() {
+                act.attackers += 1;
+            }
+            let n = (slide & !occ & !their_pawn_attacks).count() as i32;
+            mg += p.secutor_mob_mg * (n - 7);
+            eg += p.secutor_mob_eg * (n - 7);
+            let c = (hits & victims).count() as i32;
+            mg += p.secutor_capture_mg * c;
+            eg += p.secutor_capture_eg * c;
+        }
+    }
+    mg += act.mg;
+    eg += act.eg;
+    if sums.count(color, Role::Bishop) > 1 {
         mg += p.bishop_pair_mg;
         eg += p.bishop_pair_eg;
     }
     // Attacks on the enemy king's zone grow faster than linearly with the attackers.
-    mg += p.king_attack_mg * attackers * attackers / 2;
+    mg += p.king_attack_mg * act.attackers * act.attackers / 2;
 
-    for sq in own_pawns {
-        if (own_pawns & B::adjacent_files(sq.file())).is_empty() {
-            mg -= p.isolated_mg;
-            eg -= p.isolated_eg;
-        }
-        if (B::passed_span(color, sq) & their_pawns).is_empty() {
-            let (bm, be) = match B::relative_rank(color, sq) {
-                1 => (p.passed2_mg, p.passed2_eg),
-                2 => (p.passed3_mg, p.passed3_eg),
-                3 => (p.passed4_mg, p.passed4_eg),
-                4 => (p.passed5_mg, p.passed5_eg),
-                5 => (p.passed6_mg, p.passed6_eg),
-                _ => (p.passed7_mg, p.passed7_eg),
-            };
-            mg += bm;
-            eg += be;
-        }
-    }
-    for f in 0..B::FILES {
-        let n = (own_pawns & B::file_mask(f)).count() as i32;
-        if n > 1 {
-            mg -= p.doubled_mg * (n - 1);
-            eg -= p.doubled_eg * (n - 1);
-        }
-    }
+    let (pawn_mg, pawn_eg) = pawns.score(p);
+    mg += pawn_mg;
+    eg += pawn_eg;
 
     // King safety: pawns in front of the king, an open king file, castling.
     let king = board.king(color);
@@ -249,5 +301,5 @@ fn evaluate_side<B: EvalBoard>(board: &B, color: Color, p: &Params) -> (i32, i32
         mg += p.castled_mg;
     }
     mg += p.castling_right_mg * board.castling_rights(color);
-    (mg, eg, phase)
+    (mg, eg)
 }

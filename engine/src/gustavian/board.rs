@@ -5,8 +5,10 @@ use super::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks, secutor_attacks,
 };
 use super::bitboard::Bitboard;
+use super::eval::piece_square;
 use super::square::{Square, CELLS};
 use super::zobrist;
+use crate::eval::EvalSums;
 use crate::types::{Color, Piece, Role};
 use crate::variant::Rules;
 
@@ -63,6 +65,9 @@ pub struct Position {
     pub(crate) halfmove: u32,
     pub(crate) fullmove: u32,
     pub(crate) key: u64,
+    /// Material counts, piece-square sums and pawn key: kept by `put` and `remove`, restored by
+    /// `unplay`; equal to `recount_eval_sums()`.
+    pub(crate) sums: EvalSums,
 }
 
 /// Decodes a mailbox code.
@@ -96,6 +101,7 @@ impl Position {
             halfmove: 0,
             fullmove: 1,
             key: 0,
+            sums: EvalSums::default(),
         }
     }
 
@@ -111,18 +117,42 @@ impl Position {
         self.by_color[color.index()] & self.by_role[role.index()]
     }
 
-    /// Puts a piece (by code) on an empty square, without touching the key.
+    /// Puts a piece (by code) on an empty square, keeping the evaluation sums but not the
+    /// key.
     #[inline(always)]
     pub(crate) fn put(&mut self, code: u8, sq: Square) {
+        self.put_bits(code, sq);
+        if let Some(p) = decode(code) {
+            let key = zobrist::piece(code, sq);
+            self.sums
+                .place(p.color, p.role, piece_square(code, sq), key);
+        }
+    }
+
+    /// Removes the piece (by code) from its square, keeping the evaluation sums but not the
+    /// key.
+    #[inline(always)]
+    pub(crate) fn remove(&mut self, code: u8, sq: Square) {
+        self.remove_bits(code, sq);
+        if let Some(p) = decode(code) {
+            let key = zobrist::piece(code, sq);
+            self.sums.lift(p.color, p.role, piece_square(code, sq), key);
+        }
+    }
+
+    /// [`put`](Self::put) for `unplay`, which restores the sums it saved: the piece sets and
+    /// the mailbox only.
+    #[inline(always)]
+    pub(crate) fn put_bits(&mut self, code: u8, sq: Square) {
         let b = Bitboard::from_square(sq);
         self.by_color[(code >> 3) as usize] |= b;
         self.by_role[(code & 7) as usize] |= b;
         self.mailbox[sq.index()] = code;
     }
 
-    /// Removes the piece (by code) from its square, without touching the key.
+    /// [`remove`](Self::remove) for `unplay`: the piece sets and the mailbox only.
     #[inline(always)]
-    pub(crate) fn remove(&mut self, code: u8, sq: Square) {
+    pub(crate) fn remove_bits(&mut self, code: u8, sq: Square) {
         let b = Bitboard::from_square(sq);
         self.by_color[(code >> 3) as usize] ^= b;
         self.by_role[(code & 7) as usize] ^= b;

@@ -16,10 +16,11 @@ use super::board::{Position, BK, BQ, WK, WQ};
 use super::moves::{Move, MoveKind};
 use super::square::{Square, CELLS, FILES, RANKS};
 use super::zobrist;
+use crate::eval::sums::recount;
 use crate::eval::terms::{self, BitSet, EvalBoard};
-use crate::eval::{pst, see_value, SearchPosition};
+use crate::eval::{pst, see_value, EvalSums, PawnCache, SearchPosition};
 use crate::params::Params;
-use crate::types::{Color, Role};
+use crate::types::{Color, Piece, Role};
 
 /// Piece-square values from White's side per role index (pawn..secutor), per grid cell (holes
 /// hold values too but are never looked up).
@@ -42,6 +43,32 @@ static PST: [[(i32, i32); CELLS]; 7] = {
     }
     t
 };
+
+/// [`PST`] per piece code (`colour * 8 + role`; the unused codes hold zeros), indexed by the
+/// grid cell: what `put` and `remove` add and subtract.
+static PST_BY_CODE: [[(i32, i32); CELLS]; 16] = {
+    let mut t = [[(0, 0); CELLS]; 16];
+    let mut r = 0;
+    while r < 7 {
+        let mut i = 0;
+        while i < CELLS {
+            let (file, rank) = (i % FILES as usize, i / FILES as usize);
+            t[r][i] = PST[r][i];
+            // The rank mirrored: Black's own side is the top of the board.
+            t[8 + r][i] = PST[r][(RANKS as usize - 1 - rank) * FILES as usize + file];
+            i += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// Unscaled (mg, eg) piece-square value of the piece with mailbox code `code` on `sq`, from
+/// its own side.
+#[inline(always)]
+pub(super) fn piece_square(code: u8, sq: Square) -> (i32, i32) {
+    PST_BY_CODE[code as usize & 15][sq.index()]
+}
 
 /// The real squares of each file (the a- and j-files hold only their two corner squares).
 static FILE_MASKS: [Bitboard; FILES as usize] = {
@@ -99,6 +126,7 @@ static AHEAD: [[Bitboard; RANKS as usize]; 2] = {
 };
 
 impl BitSet<Square> for Bitboard {
+    const EMPTY: Bitboard = Bitboard::EMPTY;
     #[inline]
     fn count(self) -> u32 {
         Bitboard::count(self)
@@ -107,10 +135,6 @@ impl BitSet<Square> for Bitboard {
     fn is_empty(self) -> bool {
         Bitboard::is_empty(self)
     }
-    #[inline]
-    fn more_than_one(self) -> bool {
-        Bitboard::more_than_one(self)
-    }
 }
 
 impl EvalBoard for Position {
@@ -118,6 +142,10 @@ impl EvalBoard for Position {
     type Bitboard = Bitboard;
     const FILES: u8 = FILES;
 
+    #[inline]
+    fn sums(&self) -> &EvalSums {
+        &self.sums
+    }
     #[inline]
     fn color_bb(&self, color: Color) -> Bitboard {
         self.by_color[color.index()]
@@ -150,6 +178,10 @@ impl EvalBoard for Position {
     #[inline]
     fn square_bb(sq: Square) -> Bitboard {
         Bitboard::from_square(sq)
+    }
+    #[inline]
+    fn zobrist(color: Color, role: Role, sq: Square) -> u64 {
+        zobrist::piece(zobrist::piece_code(Piece::new(color, role)), sq)
     }
     #[inline]
     fn pst(role: Role, sq: Square, color: Color) -> (i32, i32) {
@@ -185,13 +217,19 @@ impl EvalBoard for Position {
             Color::Black => Bitboard((set.0 >> row) & ALL.0),
         }
     }
+    /// Two shifts for all pawns at once instead of a table look-up per pawn: a step towards
+    /// the a-file is not taken from the a-file nor one towards the j-file from the j-file (it
+    /// would wrap to the other edge), and targets on holes or off the grid are dropped.
     #[inline]
     fn pawn_attack_set(color: Color, pawns: Bitboard) -> Bitboard {
-        let mut out = Bitboard::EMPTY;
-        for sq in pawns {
-            out |= pawn_attacks(color, sq);
-        }
-        out
+        let row = FILES as u32;
+        let west = (pawns & !FILE_MASKS[0]).0;
+        let east = (pawns & !FILE_MASKS[FILES as usize - 1]).0;
+        let set = match color {
+            Color::White => (west << (row - 1)) | (east << (row + 1)),
+            Color::Black => (west >> (row + 1)) | (east >> (row - 1)),
+        };
+        Bitboard(set & ALL.0)
     }
     #[inline]
     fn knight_attacks(sq: Square) -> Bitboard {
@@ -214,6 +252,10 @@ impl EvalBoard for Position {
         attacks::king_attacks(sq)
     }
 
+    #[inline]
+    fn secutors(&self, color: Color) -> Bitboard {
+        self.pieces(color, Role::Secutor)
+    }
     #[inline]
     fn secutor_reach(sq: Square, occ: Bitboard) -> Option<(Bitboard, Bitboard)> {
         Some(attacks::secutor_reach(sq, occ))
@@ -291,8 +333,16 @@ impl Position {
 impl SearchPosition for Position {
     type NullUndo = Option<Square>;
 
-    fn evaluate(&self, p: &Params) -> i32 {
-        terms::evaluate(self, self.turn, p)
+    fn evaluate(&self, p: &Params, pawns: &mut PawnCache) -> i32 {
+        terms::evaluate(self, self.turn, p, pawns)
+    }
+
+    fn eval_sums(&self) -> EvalSums {
+        self.sums
+    }
+
+    fn recount_eval_sums(&self) -> EvalSums {
+        recount(self)
     }
 
     /// The swap algorithm on the target square. A Secutor's attack bends, so instead of
@@ -455,11 +505,35 @@ mod tests {
         let fen = p.to_fen();
         let q = pos(&flip_fen(&fen));
         assert_eq!(
-            p.evaluate(params),
-            q.evaluate(params),
+            p.evaluate(params, &mut PawnCache::new()),
+            q.evaluate(params, &mut PawnCache::new()),
             "{fen} vs {}",
             q.to_fen()
         );
+    }
+
+    /// The shifted pawn attack sets equal the union of the per-square attack tables, for
+    /// single pawns on every square and for random sets of them.
+    #[test]
+    fn pawn_attack_sets_match_the_tables() {
+        let table = |color: Color, pawns: Bitboard| {
+            pawns.fold(Bitboard::EMPTY, |acc, sq| acc | pawn_attacks(color, sq))
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for color in Color::ALL {
+            for &sq in Position::squares() {
+                let one = Bitboard::from_square(sq);
+                assert_eq!(
+                    Position::pawn_attack_set(color, one),
+                    table(color, one),
+                    "{color} pawn on {sq}"
+                );
+            }
+            for _ in 0..1000 {
+                let set = Bitboard(rng.gen::<u128>() & ALL.0);
+                assert_eq!(Position::pawn_attack_set(color, set), table(color, set));
+            }
+        }
     }
 
     #[test]
@@ -492,25 +566,25 @@ mod tests {
     #[test]
     fn start_position_is_near_level() {
         let p = pos(START);
-        let s = p.evaluate(&Params::default());
+        let s = p.evaluate(&Params::default(), &mut PawnCache::new());
         assert!(s.abs() < 60, "{s}");
     }
 
     #[test]
     fn material_counts() {
         let params = Params::default();
-        let start = pos(START).evaluate(&params);
+        let start = pos(START).evaluate(&params, &mut PawnCache::new());
         // Black lacks the j8 Secutor.
         let up = pos("srnbqkbnr1/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS w KQkq - 0 1")
-            .evaluate(&params);
+            .evaluate(&params, &mut PawnCache::new());
         assert!(up > start + 200, "{up} vs {start}");
         // The same from Black's side.
         let down = pos("srnbqkbnr1/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS b KQkq - 0 1")
-            .evaluate(&params);
+            .evaluate(&params, &mut PawnCache::new());
         assert!(down < start - 200, "{down} vs {start}");
         // A queen is worth more than a Secutor.
         let queen = pos("srnb1kbnrs/*pppppppp*/*8*/*8*/*8*/*8*/*PPPPPPPP*/SRNBQKBNRS w KQkq - 0 1")
-            .evaluate(&params);
+            .evaluate(&params, &mut PawnCache::new());
         assert!(queen > up + 300, "{queen} vs {up}");
     }
 
@@ -519,11 +593,11 @@ mod tests {
         let mut params = Params::default();
         // White Secutor e2 bounces off the a2 hole onto a1, where a black knight stands.
         let fen = "4k5/*8*/*8*/*8*/*8*/*6K1*/*3S4*/n9 w - - 0 1";
-        let base = pos(fen).evaluate(&params);
+        let base = pos(fen).evaluate(&params, &mut PawnCache::new());
         params.secutor_capture_mg += 20;
         params.secutor_capture_eg += 20;
         // 20 in both halves of the taper (up to rounding).
-        let more = pos(fen).evaluate(&params);
+        let more = pos(fen).evaluate(&params, &mut PawnCache::new());
         assert!((19..=21).contains(&(more - base)), "{base} -> {more}");
     }
 

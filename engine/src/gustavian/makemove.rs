@@ -1,9 +1,11 @@
-//! Playing and taking back moves, with the position key kept incrementally.
+//! Playing and taking back moves, with the position key and the evaluation sums kept
+//! incrementally by `play` and restored by `unplay`.
 
 use super::board::{Position, CASTLE_KEEP, NO_PIECE};
 use super::moves::{Move, MoveKind};
 use super::square::Square;
 use super::zobrist;
+use crate::eval::EvalSums;
 use crate::types::{Color, Piece, Role};
 
 /// What `make_move` saves for `unmake_move`: the parts of the state a move cannot recompute
@@ -15,6 +17,8 @@ pub struct Undo {
     ep: Option<Square>,
     halfmove: u32,
     key: u64,
+    /// The evaluation sums before the move: `unplay` restores them as it restores the key.
+    sums: EvalSums,
 }
 
 /// The rook's squares (from, to) for a castling move whose king lands on `king_to`.
@@ -55,6 +59,7 @@ impl Position {
             ep: self.ep,
             halfmove: self.halfmove,
             key: self.key,
+            sums: self.sums,
         };
         let us = self.turn;
         let from = mv.from();
@@ -147,29 +152,29 @@ impl Position {
                 let (rook_from, rook_to) = castle_rook_squares(to);
                 let rook = code(us, Role::Rook);
                 let king = code(us, Role::King);
-                self.remove(king, to);
-                self.remove(rook, rook_to);
-                self.put(king, from);
-                self.put(rook, rook_from);
+                self.remove_bits(king, to);
+                self.remove_bits(rook, rook_to);
+                self.put_bits(king, from);
+                self.put_bits(rook, rook_from);
                 self.king[us.index()] = from;
             }
             MoveKind::EnPassant => {
                 let moving = self.code_at(to);
-                self.remove(moving, to);
-                self.put(moving, from);
-                self.put(undo.captured, ep_victim(us, to));
+                self.remove_bits(moving, to);
+                self.put_bits(moving, from);
+                self.put_bits(undo.captured, ep_victim(us, to));
             }
             _ => {
                 let placed = self.code_at(to);
-                self.remove(placed, to);
+                self.remove_bits(placed, to);
                 let moving = if mv.promotion().is_some() {
                     code(us, Role::Pawn)
                 } else {
                     placed
                 };
-                self.put(moving, from);
+                self.put_bits(moving, from);
                 if undo.captured != NO_PIECE {
-                    self.put(undo.captured, to);
+                    self.put_bits(undo.captured, to);
                 }
                 if moving & 7 == 5 {
                     self.king[us.index()] = from;
@@ -180,5 +185,6 @@ impl Position {
         self.ep = undo.ep;
         self.halfmove = undo.halfmove;
         self.key = undo.key;
+        self.sums = undo.sums;
     }
 }

@@ -1,11 +1,12 @@
 //! Unit tests of the Gustavian position: FEN reading and its errors, the Secutor's moves,
-//! castling kinds, and make/unmake/key consistency over random playouts.
+//! castling kinds, and make/unmake/key/evaluation-sum consistency over random playouts.
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{Position, Square};
 use crate::error::{FenError, RulesError};
+use crate::eval::SearchPosition as _;
 use crate::position::Position as _;
 use crate::types::{CastleSide, CastleStyle, Color, Role};
 use crate::variant::{Rules, Ruleset, Variant};
@@ -65,6 +66,7 @@ fn every_perft_fen_round_trips() {
             let p = Position::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
             assert_eq!(p.to_fen(), fen);
             assert_eq!(p.key(), p.recompute_key());
+            assert_eq!(p.eval_sums(), p.recount_eval_sums());
         }
     }
 }
@@ -452,6 +454,7 @@ fn random_playouts_are_consistent() {
                         before.to_fen()
                     );
                     assert_eq!(p.key(), p.recompute_key());
+                    assert_eq!(p.eval_sums(), p.recount_eval_sums(), "{}", p.to_fen());
                     p.unmake_move(mv, undo);
                     assert_eq!(p, before);
                 }

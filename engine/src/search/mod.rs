@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::eval::{see_value, SearchPosition};
+use crate::eval::{see_value, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::MoveList;
 pub use limits::{Limits, TimeBudget};
@@ -150,6 +150,8 @@ const HISTORY_MAX: i32 = 16_384;
 /// game and are cleared by [`Searcher::new_game`].
 pub struct Searcher<P: SearchPosition> {
     tt: TranspositionTable,
+    /// Pawn-structure features by pawn key: this thread's evaluation cache.
+    pawns: PawnCache,
     history: Vec<i32>,
     killers: Vec<[Option<P::Move>; 2]>,
     pv: Vec<Vec<P::Move>>,
@@ -172,6 +174,7 @@ impl<P: SearchPosition> Searcher<P> {
     pub fn new(hash_mib: usize, params: Params) -> Self {
         Searcher {
             tt: TranspositionTable::new(hash_mib),
+            pawns: PawnCache::new(),
             history: vec![0; 2 * HISTORY_SIZE],
             killers: vec![[None; 2]; MAX_PLY + 2],
             pv: (0..MAX_PLY + 2)
@@ -198,6 +201,7 @@ impl<P: SearchPosition> Searcher<P> {
     /// Forgets everything learnt: the next search depends only on its inputs.
     pub fn new_game(&mut self) {
         self.tt.clear();
+        self.pawns.clear();
         self.history.iter_mut().for_each(|h| *h = 0);
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
     }
@@ -457,7 +461,7 @@ impl<P: SearchPosition> Searcher<P> {
         let static_eval = if in_check {
             -INF
         } else {
-            pos.evaluate(&self.params)
+            pos.evaluate(&self.params, &mut self.pawns)
         };
         if !pv_node
             && !in_check
@@ -627,7 +631,7 @@ impl<P: SearchPosition> Searcher<P> {
         let in_check = pos.in_check();
         let mut best = -INF;
         if !in_check {
-            best = pos.evaluate(&self.params);
+            best = pos.evaluate(&self.params, &mut self.pawns);
             if best >= beta || ply >= MAX_PLY {
                 return best;
             }
@@ -644,7 +648,7 @@ impl<P: SearchPosition> Searcher<P> {
             pos.tactical_moves(&mut moves);
         }
         if ply >= MAX_PLY {
-            return pos.evaluate(&self.params);
+            return pos.evaluate(&self.params, &mut self.pawns);
         }
         let mut scores = [0i32; crate::position::MAX_MOVES];
         let mut n = 0;
