@@ -58,6 +58,39 @@ static RAYS: [[u128; CELLS]; 8] = build_rays();
 /// when the ray is empty. This is the Secutor's collision point P on an empty line.
 static RAY_END: [[u8; CELLS]; 8] = build_ray_ends();
 
+/// `DIAGONALS[sq]`: the four diagonal rays of `sq` together (the squares a diagonal leg can
+/// reach `sq` from; no hole can lie between two squares of one diagonal).
+static DIAGONALS: [u128; CELLS] = build_diagonals();
+
+/// `ORTHOGONALS[sq]`: the four orthogonal rays of `sq` together.
+static ORTHOGONALS: [u128; CELLS] = build_lines([N, E, S, W]);
+
+const fn build_diagonals() -> [u128; CELLS] {
+    build_lines([NE, NW, SE, SW])
+}
+
+const fn build_lines(dirs: [usize; 4]) -> [u128; CELLS] {
+    let mut out = [0u128; CELLS];
+    let mut i = 0;
+    while i < CELLS {
+        out[i] = RAYS[dirs[0]][i] | RAYS[dirs[1]][i] | RAYS[dirs[2]][i] | RAYS[dirs[3]][i];
+        i += 1;
+    }
+    out
+}
+
+/// Every square a bishop on `sq` could reach on an empty board.
+#[inline(always)]
+pub(crate) fn diagonal_lines(sq: Square) -> Bitboard {
+    Bitboard(DIAGONALS[sq.index()])
+}
+
+/// Every square a rook on `sq` could reach on an empty board.
+#[inline(always)]
+pub(crate) fn orthogonal_lines(sq: Square) -> Bitboard {
+    Bitboard(ORTHOGONALS[sq.index()])
+}
+
 /// Knight targets.
 static KNIGHT: [u128; CELLS] = build_leaper(&[
     (1, 2),
@@ -287,6 +320,89 @@ pub(crate) fn secutor_reach(sq: Square, occ: Bitboard) -> (Bitboard, Bitboard) {
     (sn | ss | se | sw, attacks)
 }
 
+/// The piece of `targets` a diagonal leg from `p` in direction `D` captures: the leg's first
+/// occupied square, if it is one of `targets`. No bit scan when the line holds no target.
+#[inline(always)]
+fn leg_capture<const D: usize>(p: Square, occ: Bitboard, targets: Bitboard) -> Bitboard {
+    let b = RAYS[D][p.index()] & occ.0;
+    if b & targets.0 == 0 {
+        return Bitboard::EMPTY;
+    }
+    Bitboard::from_square(nearest::<D>(Bitboard(b))) & targets
+}
+
+/// A Secutor's rook reach and the pieces of `targets` (the enemy) it can capture: what move
+/// generation needs, cheaper than [`secutor_reach`] because a leg with no target on its line
+/// costs no bit scan.
+#[inline]
+pub(crate) fn secutor_moves(sq: Square, occ: Bitboard, targets: Bitboard) -> (Bitboard, Bitboard) {
+    let (sn, pn) = slide_and_collision::<N>(sq, occ);
+    let (ss, ps) = slide_and_collision::<S>(sq, occ);
+    let (se, pe) = slide_and_collision::<E>(sq, occ);
+    let (sw, pw) = slide_and_collision::<W>(sq, occ);
+    let captures = leg_capture::<NE>(pn, occ, targets)
+        | leg_capture::<NW>(pn, occ, targets)
+        | leg_capture::<SE>(ps, occ, targets)
+        | leg_capture::<SW>(ps, occ, targets)
+        | leg_capture::<NE>(pe, occ, targets)
+        | leg_capture::<SE>(pe, occ, targets)
+        | leg_capture::<NW>(pw, occ, targets)
+        | leg_capture::<SW>(pw, occ, targets);
+    (sn | ss | se | sw, captures)
+}
+
+/// One diagonal leg from collision point `p` in direction `D`, seen from king square `k`: the
+/// squares whose occupancy decides whether the leg hits `k` (empty when `k` is not on the
+/// leg's line at all), and whether it hits `k` under `occ`.
+#[inline(always)]
+fn leg_to<const D: usize>(p: Square, k: Square, occ: Bitboard) -> (Bitboard, bool) {
+    let r = RAYS[D][p.index()];
+    if r >> k.index() & 1 == 0 {
+        return (Bitboard::EMPTY, false);
+    }
+    let between = r & !RAYS[D][k.index()];
+    let blockers = between & occ.0 & !(1u128 << k.index());
+    (Bitboard(between), blockers == 0)
+}
+
+/// Whether a Secutor on `sq` attacks `k` under `occ`, and the squares whose occupancy that
+/// answer depends on: `sq`, its rook reach (which fixes the collision points) and, of the
+/// diagonal legs, only the stretches that lead to `k`. A move that neither vacates nor fills
+/// any of them leaves the answer unchanged; this set is much smaller than the full attack set,
+/// so legality tests against enemy Secutors rarely need recomputing.
+#[inline]
+pub(crate) fn secutor_check_lines(sq: Square, k: Square, occ: Bitboard) -> (Bitboard, bool) {
+    let (sn, pn) = slide_and_collision::<N>(sq, occ);
+    let (ss, ps) = slide_and_collision::<S>(sq, occ);
+    let (se, pe) = slide_and_collision::<E>(sq, occ);
+    let (sw, pw) = slide_and_collision::<W>(sq, occ);
+    let mut deps = sn | ss | se | sw | Bitboard::from_square(sq);
+    let mut hits = false;
+    // Most collision points share no diagonal with the king: their legs are skipped whole.
+    let diagonals = DIAGONALS[k.index()];
+    let mut add = |(line, hit): (Bitboard, bool)| {
+        deps |= line;
+        hits |= hit;
+    };
+    if diagonals >> pn.index() & 1 != 0 {
+        add(leg_to::<NE>(pn, k, occ));
+        add(leg_to::<NW>(pn, k, occ));
+    }
+    if diagonals >> ps.index() & 1 != 0 {
+        add(leg_to::<SE>(ps, k, occ));
+        add(leg_to::<SW>(ps, k, occ));
+    }
+    if diagonals >> pe.index() & 1 != 0 {
+        add(leg_to::<NE>(pe, k, occ));
+        add(leg_to::<SE>(pe, k, occ));
+    }
+    if diagonals >> pw.index() & 1 != 0 {
+        add(leg_to::<NW>(pw, k, occ));
+        add(leg_to::<SW>(pw, k, occ));
+    }
+    (deps, hits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,6 +432,45 @@ mod tests {
         assert!(!king_attacks(sq("b3")).has(sq("a1")));
         assert!(pawn_attacks(Color::White, sq("b7")).has(sq("a8")));
         assert_eq!(pawn_attacks(Color::White, sq("b6")).count(), 1);
+    }
+
+    /// `secutor_moves` and `secutor_check_lines` against `secutor_reach` and
+    /// `secutor_attacks` on random occupancies; and the check-line dependencies really are
+    /// all that matters: toggling any other square keeps the answer.
+    #[test]
+    fn secutor_helpers_agree_with_the_reference() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let squares: Vec<Square> = super::super::square::ALL_SQUARES.to_vec();
+        for _ in 0..4000 {
+            let mut occ = Bitboard::EMPTY;
+            for &q in &squares {
+                if next() % 3 == 0 {
+                    occ = occ.with(q);
+                }
+            }
+            let s = squares[next() as usize % squares.len()];
+            let k = squares[next() as usize % squares.len()];
+            if s == k {
+                continue;
+            }
+            let (occ, enemy) = (occ.with(s).with(k), Bitboard(occ.0 & next() as u128));
+            let (reach, attacks) = secutor_reach(s, occ);
+            assert_eq!(secutor_moves(s, occ, enemy), (reach, attacks & enemy));
+            let (deps, hits) = secutor_check_lines(s, k, occ);
+            assert_eq!(hits, attacks.has(k));
+            for &q in &squares {
+                if !deps.has(q) && q != k {
+                    let toggled = Bitboard(occ.0 ^ Bitboard::from_square(q).0);
+                    assert_eq!(secutor_attacks(s, toggled).has(k), hits, "{s} {k} {q}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! legality, check detection and castling share.
 
 use super::attacks::{
-    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks, secutor_attacks,
+    bishop_attacks, diagonal_lines, king_attacks, knight_attacks, orthogonal_lines, pawn_attacks,
+    rook_attacks, secutor_attacks,
 };
 use super::bitboard::Bitboard;
 use super::eval::piece_square;
@@ -176,6 +177,20 @@ impl Position {
         occ: Bitboard,
         exclude: Bitboard,
     ) -> bool {
+        self.attacked_by_ordinary(sq, by, occ, exclude)
+            || (self.pieces(by, Role::Secutor) & !exclude).any(|s| secutor_attacks(s, occ).has(sq))
+    }
+
+    /// [`attacked_by`](Self::attacked_by) for every piece but the Secutors: the part that
+    /// does not depend on the occupancy of `sq` itself.
+    #[inline]
+    pub(crate) fn attacked_by_ordinary(
+        &self,
+        sq: Square,
+        by: Color,
+        occ: Bitboard,
+        exclude: Bitboard,
+    ) -> bool {
         let them = self.by_color[by.index()] & !exclude;
         let r = &self.by_role;
         if (pawn_attacks(!by, sq) & them & r[Role::Pawn.index()]).nonempty()
@@ -185,12 +200,11 @@ impl Position {
             return true;
         }
         let queens = r[Role::Queen.index()];
-        if (bishop_attacks(sq, occ) & them & (r[Role::Bishop.index()] | queens)).nonempty()
-            || (rook_attacks(sq, occ) & them & (r[Role::Rook.index()] | queens)).nonempty()
-        {
-            return true;
-        }
-        (them & r[Role::Secutor.index()]).any(|s| secutor_attacks(s, occ).has(sq))
+        // The ray walks are skipped when no slider of the kind stands on any line of `sq`.
+        let bq = them & (r[Role::Bishop.index()] | queens);
+        let rq = them & (r[Role::Rook.index()] | queens);
+        ((diagonal_lines(sq) & bq).nonempty() && (bishop_attacks(sq, occ) & bq).nonempty())
+            || ((orthogonal_lines(sq) & rq).nonempty() && (rook_attacks(sq, occ) & rq).nonempty())
     }
 
     /// Whether `color`'s king is attacked on the current board.

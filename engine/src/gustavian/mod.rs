@@ -87,6 +87,11 @@ impl PositionTrait for Position {
     }
 
     #[inline]
+    fn tactical_moves(&self, moves: &mut MoveList<Move>) {
+        self.generate_tactical(moves);
+    }
+
+    #[inline]
     fn make_move(&mut self, mv: Move) -> Undo {
         self.play(mv)
     }

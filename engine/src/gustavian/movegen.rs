@@ -5,12 +5,14 @@
 //! move can expose the king by vacating a square (as with a pin) but also by *filling* one,
 //! which gives a Secutor a new collision point. So each enemy Secutor's "dependency set" is
 //! computed once per node: its square, its rook reach (which fixes the collision points) and
-//! its attack set (the diagonal legs). A move touching none of those squares cannot change
-//! what the Secutor attacks; only a move that does is re-tested with the occupancy after it.
+//! the stretches of its diagonal legs that lead to our king. A move touching none of those
+//! squares cannot change whether the Secutor attacks the king, so whole target sets are
+//! accepted (or, when it gives check, refused) at once; only a move that touches one is
+//! re-tested with the occupancy after it.
 
 use super::attacks::{
     bishop_attacks, king_attacks, knight_attacks, nearest, pawn_attacks, ray, rook_attacks,
-    secutor_attacks, secutor_reach, E, N, NE, NW, S, SE, SW, W,
+    secutor_attacks, secutor_check_lines, secutor_moves, secutor_reach, E, N, NE, NW, S, SE, SW, W,
 };
 use super::bitboard::{Bitboard, ALL};
 use super::board::{csq, Position, BK, BQ, WK, WQ};
@@ -52,6 +54,10 @@ impl KingSafety {
     #[inline(always)]
     fn scan<const D: usize>(&mut self, k: Square, occ: Bitboard, own: Bitboard, sliders: Bitboard) {
         let r = ray::<D>(k);
+        // Most rays hold no enemy slider of the right kind at all: nothing to check or pin.
+        if (r & sliders).is_empty() {
+            return;
+        }
         let b = r & occ;
         if b.is_empty() {
             return;
@@ -77,13 +83,69 @@ impl KingSafety {
 /// The enemy Secutors' influence, as described in the module documentation.
 struct SecutorGuard {
     secutors: Bitboard,
+    /// The squares whose occupancy decides whether some enemy Secutor attacks our king.
     dependencies: Bitboard,
     check: bool,
 }
 
+impl SecutorGuard {
+    /// Whether moving a (non-king) piece from `from` to `to` keeps king `k` safe from every
+    /// enemy Secutor: only a move touching a dependency is re-tested in full.
+    #[inline]
+    fn safe(&self, occ: Bitboard, k: Square, from: Square, to: Square) -> bool {
+        let changed = Bitboard::from_square(from) | Bitboard::from_square(to);
+        if (changed & self.dependencies).is_empty() {
+            return !self.check;
+        }
+        let occ2 = occ.without(from).with(to);
+        !self
+            .secutors
+            .without(to)
+            .any(|s| secutor_attacks(s, occ2).has(k))
+    }
+
+    /// The squares of `targets` the piece on `from` may move to as far as enemy Secutors are
+    /// concerned, decided set-wise for every target off the dependencies.
+    #[inline]
+    fn safe_targets(&self, occ: Bitboard, k: Square, from: Square, targets: Bitboard) -> Bitboard {
+        if self.secutors.is_empty() {
+            return targets;
+        }
+        let (mut safe, slow) = if self.dependencies.has(from) {
+            (Bitboard::EMPTY, targets)
+        } else if self.check {
+            (Bitboard::EMPTY, targets & self.dependencies)
+        } else {
+            (targets & !self.dependencies, targets & self.dependencies)
+        };
+        for to in slow {
+            if self.safe(occ, k, from, to) {
+                safe |= Bitboard::from_square(to);
+            }
+        }
+        safe
+    }
+}
+
 impl Position {
     /// Appends every legal move.
+    #[inline]
     pub(crate) fn generate_legal(&self, list: &mut MoveList<Move>) {
+        self.generate::<false>(list);
+    }
+
+    /// Appends the legal captures (en passant and Secutor collisions included) and
+    /// promotions, quiet ones too: exactly the moves `generate_legal` yields that capture or
+    /// promote, in the same relative order, so the search sees the list it saw when it
+    /// filtered the full one.
+    #[inline]
+    pub(crate) fn generate_tactical(&self, list: &mut MoveList<Move>) {
+        self.generate::<true>(list);
+    }
+
+    /// The shared generator; `TACTICAL` restricts every target set to captures and
+    /// promotions rather than filtering afterwards.
+    fn generate<const TACTICAL: bool>(&self, list: &mut MoveList<Move>) {
         let us = self.turn;
         let them = !us;
         let occ = self.occupied();
@@ -121,19 +183,13 @@ impl Position {
             check: false,
         };
         for s in guard.secutors {
-            let (reach, a) = secutor_reach(s, occ);
-            guard.dependencies |= a | reach | Bitboard::from_square(s);
-            guard.check |= a.has(k);
+            let (deps, hits) = secutor_check_lines(s, k, occ);
+            guard.dependencies |= deps;
+            guard.check |= hits;
         }
 
-        // King steps: tested with the king lifted off its square, so that it cannot hide
-        // behind itself from a slider or change a Secutor's collision by its own presence.
-        let occ_no_king = occ.without(k);
-        for to in king_attacks(k) & !own {
-            if !self.attacked_by(to, them, occ_no_king.with(to), Bitboard::from_square(to)) {
-                list.push(Move::new(k, to, MoveKind::Normal));
-            }
-        }
+        let king_targets = if TACTICAL { enemy } else { !own };
+        self.generate_king_steps(list, k, king_attacks(k) & king_targets, guard.secutors);
         if ks.checkers.more_than_one() {
             return;
         }
@@ -143,34 +199,18 @@ impl Position {
             ALL
         };
 
-        // Whether moving a (non-king) piece from `from` to `to` keeps the king safe from
-        // every enemy Secutor.
-        let secutor_safe = |from: Square, to: Square| -> bool {
-            if guard.secutors.is_empty() {
-                return true;
-            }
-            let changed = Bitboard::from_square(from) | Bitboard::from_square(to);
-            if (changed & guard.dependencies).is_empty() {
-                return !guard.check;
-            }
-            let occ2 = occ.without(from).with(to);
-            let mut secutors = guard.secutors;
-            !secutors.any(|s| s != to && secutor_attacks(s, occ2).has(k))
-        };
         let push_all = |list: &mut MoveList<Move>, from: Square, targets: Bitboard| {
             let targets = if ks.pins.pinned.has(from) {
                 targets & ks.pins.line(from)
             } else {
                 targets
             };
-            for to in targets {
-                if secutor_safe(from, to) {
-                    list.push(Move::new(from, to, MoveKind::Normal));
-                }
+            for to in guard.safe_targets(occ, k, from, targets) {
+                list.push(Move::new(from, to, MoveKind::Normal));
             }
         };
 
-        let not_own_target = !own & target;
+        let not_own_target = if TACTICAL { enemy } else { !own } & target;
         for from in own & r[Role::Knight.index()] & !ks.pins.pinned {
             push_all(list, from, knight_attacks(from) & not_own_target);
         }
@@ -181,40 +221,96 @@ impl Position {
             push_all(list, from, rook_attacks(from, occ) & not_own_target);
         }
         for from in own & r[Role::Secutor.index()] {
-            let (reach, attacks) = secutor_reach(from, occ);
-            push_all(list, from, ((reach & !occ) | (attacks & enemy)) & target);
+            let (reach, captures) = secutor_moves(from, occ, enemy);
+            let quiet = if TACTICAL {
+                Bitboard::EMPTY
+            } else {
+                reach & !occ
+            };
+            push_all(list, from, (quiet | captures) & target);
         }
 
-        self.generate_pawn_moves(list, &ks, target, &secutor_safe);
+        self.generate_pawn_moves::<TACTICAL>(list, &ks, &guard, target);
         if let Some(ep) = self.ep {
             self.generate_en_passant(list, ep, k);
         }
-        if ks.checkers.is_empty() && !guard.check {
+        if !TACTICAL && ks.checkers.is_empty() && !guard.check {
             self.generate_castling(list, occ);
+        }
+    }
+
+    /// King steps onto `targets`, each judged with the king lifted off its square, so that it
+    /// cannot hide behind itself from a slider or change a Secutor's collision by its own
+    /// presence. The enemy Secutors' attacks are computed once; only a step onto one of their
+    /// empty slide squares, which moves a collision point, is tested in full.
+    fn generate_king_steps(
+        &self,
+        list: &mut MoveList<Move>,
+        k: Square,
+        targets: Bitboard,
+        secutors: Bitboard,
+    ) {
+        if targets.is_empty() {
+            return;
+        }
+        let them = !self.turn;
+        let occ = self.occupied().without(k);
+        // (attacked, empty slide squares) of the enemy Secutors, computed on first need.
+        let mut secutor_view: Option<(Bitboard, Bitboard)> = None;
+        for to in targets {
+            let captured = Bitboard::from_square(to);
+            if self.attacked_by_ordinary(to, them, occ, captured) {
+                continue;
+            }
+            if secutors.nonempty() {
+                let (attacked, slides) = *secutor_view.get_or_insert_with(|| {
+                    let (mut attacked, mut slides) = (Bitboard::EMPTY, Bitboard::EMPTY);
+                    for s in secutors {
+                        let (reach, attacks) = secutor_reach(s, occ);
+                        attacked |= attacks;
+                        slides |= reach;
+                    }
+                    (attacked, slides & !occ)
+                });
+                let hit = if slides.has(to) {
+                    (secutors & !captured).any(|s| secutor_attacks(s, occ.with(to)).has(to))
+                } else {
+                    attacked.has(to)
+                };
+                if hit {
+                    continue;
+                }
+            }
+            list.push(Move::new(k, to, MoveKind::Normal));
         }
     }
 
     /// Pawn pushes and captures, computed set-wise by shifting the pawn set (pawns stand on
     /// files b-i only, so no shift wraps; holes are never in `empty` or `enemy`, which is what
     /// keeps a b-/i-file pawn's diagonal off the holes and onto a corner square on its last
-    /// rank).
-    fn generate_pawn_moves(
+    /// rank). `TACTICAL` keeps only captures and pushes onto the last rank.
+    fn generate_pawn_moves<const TACTICAL: bool>(
         &self,
         list: &mut MoveList<Move>,
         ks: &KingSafety,
+        guard: &SecutorGuard,
         target: Bitboard,
-        secutor_safe: &impl Fn(Square, Square) -> bool,
     ) {
         let us = self.turn;
-        let empty = !self.occupied();
+        let occ = self.occupied();
+        let k = self.king[us.index()];
+        let empty = !occ;
         let enemy = self.by_color[(!us).index()];
         let pawns = self.pieces(us, Role::Pawn).0;
         let rank = |r: u32| Bitboard((0x3FFu128 << (10 * r)) & ALL.0);
+        // Pushes are quiet unless they promote (a double push never does).
+        let pushes = |set: Bitboard, last: Bitboard| if TACTICAL { set & last } else { set };
         // (targets, index distance back to the pawn, kind); then the promotion rank.
         let (sets, last) = match us {
             Color::White => {
                 let single = Bitboard(pawns << 10) & empty;
                 let double = Bitboard((single & rank(2)).0 << 10) & empty;
+                let (single, double) = (pushes(single, rank(7)), pushes(double, rank(7)));
                 let west = Bitboard(pawns << 9) & enemy;
                 let east = Bitboard(pawns << 11) & enemy;
                 (
@@ -230,6 +326,7 @@ impl Position {
             Color::Black => {
                 let single = Bitboard(pawns >> 10) & empty;
                 let double = Bitboard((single & rank(5)).0 >> 10) & empty;
+                let (single, double) = (pushes(single, rank(0)), pushes(double, rank(0)));
                 let east = Bitboard(pawns >> 9) & enemy;
                 let west = Bitboard(pawns >> 11) & enemy;
                 (
@@ -243,15 +340,43 @@ impl Position {
                 )
             }
         };
+        // The squares `back` ahead of those of `b`: where the pawns of `b` would land.
+        let ahead = |b: Bitboard, back: i32| {
+            if back > 0 {
+                Bitboard(b.0 << back)
+            } else {
+                Bitboard(b.0 >> -back)
+            }
+        };
+        let secutors = guard.secutors.nonempty();
         for (set, back, kind) in sets {
-            for to in set & target {
+            let set = set & target;
+            // Only a pinned pawn or a move touching a Secutor dependency needs a test of its
+            // own; the rest of the set is decided at once.
+            let pinned = ahead(ks.pins.pinned, back);
+            let touched = if secutors {
+                guard.dependencies | ahead(guard.dependencies, back)
+            } else {
+                Bitboard::EMPTY
+            };
+            let slow = set & (pinned | touched);
+            let mut legal = if secutors && guard.check {
+                Bitboard::EMPTY
+            } else {
+                set & !slow
+            };
+            for to in slow {
                 let from = Square::from_index_unchecked((to.index() as i32 - back) as u8);
                 if ks.pins.pinned.has(from) && !ks.pins.line(from).has(to) {
                     continue;
                 }
-                if !secutor_safe(from, to) {
+                if secutors && !guard.safe(occ, k, from, to) {
                     continue;
                 }
+                legal |= Bitboard::from_square(to);
+            }
+            for to in legal {
+                let from = Square::from_index_unchecked((to.index() as i32 - back) as u8);
                 if last.has(to) {
                     for p in PROMOTIONS {
                         list.push(Move::new(from, to, p));
