@@ -391,6 +391,26 @@ fn run_search_bench(depth: u32) -> Result<ExitCode> {
         nodes += l.nodes;
         secs += l.elapsed.as_secs_f64();
     }
+    // Speed per variant: the boards differ (u64 against u128 bitboards, the Secutor's
+    // collisions), so one total hides which board got faster or slower.
+    let mut per_variant: Vec<(Variant, u64, f64)> = Vec::new();
+    for l in &lines {
+        let v = l.rules.variant();
+        match per_variant.iter_mut().find(|(x, _, _)| *x == v) {
+            Some(e) => {
+                e.1 += l.nodes;
+                e.2 += l.elapsed.as_secs_f64();
+            }
+            None => per_variant.push((v, l.nodes, l.elapsed.as_secs_f64())),
+        }
+    }
+    for (v, n, t) in per_variant {
+        println!(
+            "variant {:<8} nodes {n:>10} {:.0} nps",
+            v.id(),
+            n as f64 / t.max(1e-6)
+        );
+    }
     println!("{nodes} nodes {:.0} nps", nodes as f64 / secs.max(1e-6));
     Ok(ExitCode::SUCCESS)
 }
