@@ -360,6 +360,23 @@ fn balance_row(study: &Study, r: &RulesetFigures, has_baseline: bool) -> Vec<Str
     row
 }
 
+/// Openings in the built-in book of `rules`, parsed once per process: a study's page asks on
+/// every render, and the books hold thousands of positions each.
+fn builtin_openings(rules: engine::Rules) -> Option<u64> {
+    use std::collections::BTreeMap;
+    use std::sync::{Mutex, OnceLock};
+    static COUNTS: OnceLock<Mutex<BTreeMap<String, Option<u64>>>> = OnceLock::new();
+    let counts = COUNTS.get_or_init(|| Mutex::new(BTreeMap::new()));
+    let mut counts = counts
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    *counts.entry(rules.to_string()).or_insert_with(|| {
+        worker::book::Book::builtin(rules)
+            .ok()
+            .map(|b| b.positions.len() as u64)
+    })
+}
+
 /// A warning when a study has played more games per rule-set than its built-in books have
 /// openings. One engine playing itself at a fixed node count plays the same game from the same
 /// position every time, so games past the book's size repeat earlier ones: the figures then
@@ -373,7 +390,7 @@ pub fn repeated_openings(config: &crate::config::RunConfig, study: &Study) -> Op
         let Some(rules) = crate::facts::rules_of(&v.variant, &v.ruleset) else {
             continue;
         };
-        let Ok(book) = worker::book::Book::builtin(rules) else {
+        let Some(openings) = builtin_openings(rules) else {
             continue;
         };
         let games = study
@@ -381,7 +398,6 @@ pub fn repeated_openings(config: &crate::config::RunConfig, study: &Study) -> Op
             .iter()
             .find(|r| r.ruleset == rules.ruleset().id())
             .map_or(0, |r| r.games);
-        let openings = book.positions.len() as u64;
         if games > openings {
             short.push(format!(
                 "{} ({games} games, {openings} openings)",
