@@ -47,12 +47,7 @@ pub fn tests(study: &Study, rule: &DecisionRule) -> Vec<Tested> {
 /// [`STUDY_STOP_MIN_GAMES`] games (the normal model of the tests needs them, as the intervals
 /// do).
 pub fn all_decided(study: &Study, rule: &DecisionRule) -> Option<String> {
-    if study.comparisons.is_empty()
-        || study
-            .rulesets
-            .iter()
-            .any(|r| r.games < STUDY_STOP_MIN_GAMES)
-    {
+    if !ready(study) {
         return None;
     }
     let tested = tests(study, rule);
@@ -79,6 +74,17 @@ pub fn all_decided(study: &Study, rule: &DecisionRule) -> Option<String> {
         })
 }
 
+/// Whether a study may be judged for stopping at all: it has comparisons with a baseline, and
+/// every rule-set has [`STUDY_STOP_MIN_GAMES`] games (below that, the large-sample intervals
+/// and tests are not to be trusted).
+fn ready(study: &Study) -> bool {
+    !study.comparisons.is_empty()
+        && study
+            .rulesets
+            .iter()
+            .all(|r| r.games >= STUDY_STOP_MIN_GAMES)
+}
+
 /// Every interval the rule asks about (the report's measures), as half-widths (fractions).
 fn half_widths(study: &Study) -> Vec<f64> {
     let half = |d: Difference| (d.ci[1] - d.ci[0]) / 2.0;
@@ -93,12 +99,7 @@ fn half_widths(study: &Study) -> Vec<f64> {
 /// The reason to stop, if every comparison's 95% interval is within ±`half_width_points`
 /// percentage points and every rule-set has at least [`STUDY_STOP_MIN_GAMES`] games.
 pub fn narrow_enough(study: &Study, half_width_points: f64) -> Option<String> {
-    if study.comparisons.is_empty()
-        || study
-            .rulesets
-            .iter()
-            .any(|r| r.games < STUDY_STOP_MIN_GAMES)
-    {
+    if !ready(study) {
         return None;
     }
     let widest = half_widths(study).into_iter().fold(0.0_f64, f64::max);

@@ -117,14 +117,7 @@ pub fn text(title: &str, runs: &[RunData]) -> String {
             out.push('\n');
             let config = crate::config::RunConfig::parse(&run.detail.config_toml).ok();
             let mut tables = crate::report::study::tables(&study);
-            if let Some(rule) = config
-                .as_ref()
-                .and_then(|c| c.study.as_ref())
-                .and_then(|s| s.decide.as_ref())
-                .and_then(|d| d.rule().ok())
-            {
-                tables.extend(crate::report::study::decisions(&study, &rule));
-            }
+            tables.extend(crate::report::study::decisions_for(&study, config.as_ref()));
             out.push_str(&crate::report::study::text(&tables));
         }
     }

@@ -44,12 +44,7 @@ pub fn run_tables(
 ) -> Vec<StudyTable> {
     let section = config.and_then(|c| c.study.as_ref());
     let mut out = tables(study);
-    if let Some(rule) = section
-        .and_then(|s| s.decide.as_ref())
-        .and_then(|d| d.rule().ok())
-    {
-        out.extend(decisions(study, &rule));
-    }
+    out.extend(decisions_for(study, config));
     let target = section
         .and_then(|s| s.stop_half_width)
         .unwrap_or(DEFAULT_TARGET_HALF_WIDTH);
@@ -505,6 +500,15 @@ pub fn sizing(study: &Study, target: f64, pace: Option<Pace>) -> Option<StudyTab
         .to_vec(),
         rows,
     })
+}
+
+/// [`decisions`] under the run's own `[study.decide]`, when it has one.
+pub fn decisions_for(
+    study: &Study,
+    config: Option<&crate::config::RunConfig>,
+) -> Option<StudyTable> {
+    let rule = config?.study.as_ref()?.decide.as_ref()?.rule().ok()?;
+    decisions(study, &rule)
 }
 
 /// The sequential test of every comparison (`[study.decide]`): what each says now, with its
