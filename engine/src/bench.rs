@@ -91,7 +91,7 @@ pub const POSITIONS: &[(&str, &str, &str)] = &[
 ];
 
 /// The default bench depth.
-pub const DEFAULT_DEPTH: u32 = 9;
+pub const DEFAULT_DEPTH: u32 = 13;
 
 /// One bench line.
 #[derive(Debug, Clone)]

@@ -1,12 +1,16 @@
 //! Alpha-beta search, generic over the position type (monomorphised per geometry):
 //! iterative deepening, principal-variation search with aspiration windows, a transposition
-//! table, quiescence with SEE pruning, null-move pruning, late-move reductions, reverse
-//! futility and late-move pruning, killer and history ordering, check extension, mate and draw
-//! scores, repetition and 50-move detection.
+//! table (also probed by quiescence), quiescence with SEE pruning, null-move pruning, razoring,
+//! reverse futility, futility, late-move, history and SEE pruning, internal iterative
+//! reduction, late-move reductions adjusted by history and by whether the side is improving,
+//! singular and check extensions, killer, counter-move, butterfly and continuation-history
+//! ordering, a static evaluation corrected by pawn-structure correction history, mate and
+//! draw scores, repetition and 50-move detection.
 //!
 //! Deterministic: with the same history, parameters, depth or node limit and a cleared table,
 //! the same move and node count come out. Time only enters through time limits.
 
+pub mod history;
 pub mod limits;
 pub mod tt;
 
@@ -16,9 +20,10 @@ use std::time::{Duration, Instant};
 
 use crate::eval::{see_value, PawnCache, SearchPosition};
 use crate::params::Params;
-use crate::position::MoveList;
+use crate::position::{MoveInfo, MoveList};
+use history::{stat_bonus, Histories, PieceTo};
 pub use limits::{Limits, TimeBudget};
-use tt::{Bound, TranspositionTable};
+use tt::{Bound, TranspositionTable, NO_EVAL};
 
 /// The score of being mated now; mate in n plies scores `MATE - n`.
 pub const MATE: i32 = 32_000;
@@ -143,8 +148,21 @@ fn lmr_reduction(depth: i32, moves: usize) -> i32 {
     (0.75 + d * m / 2.25) as i32
 }
 
-const HISTORY_SIZE: usize = 128 * 128;
-const HISTORY_MAX: i32 = 16_384;
+/// What the search keeps per ply of the current line.
+#[derive(Clone, Copy, Debug)]
+struct Frame<M> {
+    /// The corrected static evaluation ([`NONE`] in check).
+    static_eval: i32,
+    /// The move played from this ply, as the continuation tables key it.
+    played: PieceTo,
+    /// Whether the move played from this ply was a null move.
+    null: bool,
+    /// The move a singular-extension search leaves out here.
+    excluded: Option<M>,
+}
+
+/// "No static evaluation": the frame of a position in check.
+const NONE: i32 = -INF - 1;
 
 /// A searcher for one geometry: the table and move-ordering memory persist across moves of a
 /// game and are cleared by [`Searcher::new_game`].
@@ -152,8 +170,9 @@ pub struct Searcher<P: SearchPosition> {
     tt: TranspositionTable,
     /// Pawn-structure features by pawn key: this thread's evaluation cache.
     pawns: PawnCache,
-    history: Vec<i32>,
+    histories: Histories<P::Move>,
     killers: Vec<[Option<P::Move>; 2]>,
+    stack: Vec<Frame<P::Move>>,
     pv: Vec<Vec<P::Move>>,
     keys: Vec<u64>,
     nodes: u64,
@@ -175,8 +194,17 @@ impl<P: SearchPosition> Searcher<P> {
         Searcher {
             tt: TranspositionTable::new(hash_mib),
             pawns: PawnCache::new(),
-            history: vec![0; 2 * HISTORY_SIZE],
+            histories: Histories::new(),
             killers: vec![[None; 2]; MAX_PLY + 2],
+            stack: vec![
+                Frame {
+                    static_eval: NONE,
+                    played: PieceTo::NONE,
+                    null: false,
+                    excluded: None,
+                };
+                MAX_PLY + 2
+            ],
             pv: (0..MAX_PLY + 2)
                 .map(|_| Vec::with_capacity(MAX_PLY))
                 .collect(),
@@ -202,10 +230,9 @@ impl<P: SearchPosition> Searcher<P> {
     pub fn new_game(&mut self) {
         self.tt.clear();
         self.pawns.clear();
-        self.history.iter_mut().for_each(|h| *h = 0);
+        self.histories.clear();
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
     }
-
     /// The flag that stops a running search from another thread.
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.stop)
@@ -231,6 +258,12 @@ impl<P: SearchPosition> Searcher<P> {
         self.keys.extend_from_slice(history);
         for k in self.killers.iter_mut() {
             *k = [None; 2];
+        }
+        for f in self.stack.iter_mut() {
+            f.static_eval = NONE;
+            f.played = PieceTo::NONE;
+            f.null = false;
+            f.excluded = None;
         }
 
         let mut pos = pos.clone();
@@ -354,20 +387,37 @@ impl<P: SearchPosition> Searcher<P> {
             .any(|&k| k == key)
     }
 
-    fn history_index(pos: &P, mv: P::Move) -> usize {
-        let info = pos.move_info(mv);
-        pos.turn().index() * HISTORY_SIZE
-            + P::square_index(info.from) * 128
-            + P::square_index(info.to)
+    /// The continuation keys of the moves one and two plies before `ply`.
+    #[inline]
+    fn previous(&self, ply: usize) -> [PieceTo; 2] {
+        let at = |back: usize| {
+            if ply >= back {
+                self.stack[ply - back].played
+            } else {
+                PieceTo::NONE
+            }
+        };
+        [at(1), at(2)]
     }
 
-    fn update_history(&mut self, idx: usize, bonus: i32) {
-        let h = &mut self.history[idx];
-        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+    #[inline]
+    fn piece_to(pos: &P, info: &MoveInfo<P::Square>) -> PieceTo {
+        PieceTo::new(pos.turn(), info.role, P::square_index(info.to))
     }
 
-    /// Orders moves: table move, good captures and promotions by victim, killers, quiets by
-    /// history, then captures that lose material.
+    #[inline]
+    fn quiet_score(&self, pos: &P, info: &MoveInfo<P::Square>, prev: [PieceTo; 2]) -> i32 {
+        self.histories.quiet_score(
+            pos.turn(),
+            P::square_index(info.from),
+            P::square_index(info.to),
+            Self::piece_to(pos, info),
+            prev,
+        )
+    }
+
+    /// Orders moves: table move, good captures and promotions by victim, killers, the counter
+    /// move, quiets by history, then captures that lose material.
     fn score_moves(
         &self,
         pos: &P,
@@ -377,6 +427,8 @@ impl<P: SearchPosition> Searcher<P> {
         scores: &mut [i32],
     ) {
         let killers = self.killers[ply];
+        let prev = self.previous(ply);
+        let counter = self.histories.counter(prev[0]);
         for (i, &mv) in moves.iter().enumerate() {
             scores[i] = if tt_move != 0 && P::move_code(mv) == tt_move {
                 4_000_000
@@ -396,13 +448,44 @@ impl<P: SearchPosition> Searcher<P> {
                     1_000_000
                 } else if self.features.ordering && killers[1] == Some(mv) {
                     900_000
+                } else if self.features.ordering && counter == Some(mv) {
+                    800_000
                 } else if self.features.ordering {
-                    self.history[Self::history_index(pos, mv)]
+                    self.quiet_score(pos, &info, prev)
                 } else {
                     0
                 }
             };
         }
+    }
+
+    /// The static evaluation corrected by what searches of similar pawn structures found.
+    #[inline]
+    fn corrected(&self, pos: &P, raw: i32) -> i32 {
+        if !self.features.pruning {
+            return raw;
+        }
+        let c = self
+            .histories
+            .correction(pos.turn(), pos.eval_sums().pawn_key());
+        (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    /// Whether the side to move stands better than two plies ago (when it was last to move):
+    /// pruning may then be bolder, and reductions larger when it is not.
+    fn improving(&self, ply: usize, static_eval: i32) -> bool {
+        if static_eval == NONE {
+            return false;
+        }
+        for back in [2, 4] {
+            if ply >= back {
+                let then = self.stack[ply - back].static_eval;
+                if then != NONE {
+                    return static_eval > then;
+                }
+            }
+        }
+        true
     }
 
     fn negamax(
@@ -415,7 +498,9 @@ impl<P: SearchPosition> Searcher<P> {
         pv_node: bool,
     ) -> i32 {
         self.pv[ply].clear();
-        if ply > 0 {
+        let root = ply == 0;
+        let excluded = self.stack[ply].excluded;
+        if !root {
             if pos.halfmove_clock() >= 100
                 || self.is_repetition(pos)
                 || pos.is_insufficient_material()
@@ -442,13 +527,20 @@ impl<P: SearchPosition> Searcher<P> {
         if self.stopped {
             return 0;
         }
+        self.stack[ply + 1].excluded = None;
 
         let key = pos.key();
-        let entry = self.tt.probe(key);
+        // A singular search of this node must not read (or overwrite) what the full search of
+        // it stores.
+        let entry = if excluded.is_none() {
+            self.tt.probe(key)
+        } else {
+            None
+        };
         let tt_move = entry.map_or(0, |e| e.mv);
-        if let Some(e) = entry {
+        let tt_score = entry.map(|e| score_from_tt(e.score, ply));
+        if let (Some(e), Some(s)) = (entry, tt_score) {
             if self.features.tt_cutoffs && !pv_node && i32::from(e.depth) >= depth {
-                let s = score_from_tt(e.score, ply);
                 match e.bound {
                     Bound::Exact => return s,
                     Bound::Lower if s >= beta => return s,
@@ -458,32 +550,75 @@ impl<P: SearchPosition> Searcher<P> {
             }
         }
 
-        let static_eval = if in_check {
-            -INF
+        let pruning = self.features.pruning;
+        let (raw_eval, static_eval) = if in_check {
+            (NONE, NONE)
+        } else if excluded.is_some() {
+            // The same position as the full search of this node: its evaluation stands.
+            let s = self.stack[ply].static_eval;
+            (s, s)
         } else {
-            pos.evaluate(&self.params, &mut self.pawns)
+            let raw = match entry {
+                Some(e) if e.eval != NO_EVAL => i32::from(e.eval),
+                _ => pos.evaluate(&self.params, &mut self.pawns),
+            };
+            (raw, self.corrected(pos, raw))
         };
-        if !pv_node
-            && !in_check
-            && self.features.pruning
-            && depth <= 6
-            && static_eval - 90 * depth >= beta
-            && beta.abs() < MATE_BOUND
-        {
-            return static_eval;
+        self.stack[ply].static_eval = static_eval;
+        // The table's score is a better guess than the static evaluation when its bound says
+        // which side of it the truth lies.
+        let mut eval = static_eval;
+        if let (Some(e), Some(s)) = (entry, tt_score) {
+            if !in_check
+                && s.abs() < MATE_BOUND
+                && match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s > eval,
+                    Bound::Upper => s < eval,
+                }
+            {
+                eval = s;
+            }
+        }
+        let improving = self.improving(ply, static_eval);
+
+        if pruning && !pv_node && !in_check && excluded.is_none() {
+            // Reverse futility: far enough above beta that a quiet move will not lose it.
+            if depth <= 8
+                && eval - 75 * (depth - i32::from(improving)) >= beta
+                && eval.abs() < MATE_BOUND
+            {
+                return eval;
+            }
+            // Razoring: far below alpha, only a tactic can help.
+            if depth <= 3 && eval + 200 + 150 * depth < alpha {
+                let s = self.qsearch(pos, ply, alpha, alpha + 1);
+                if self.stopped {
+                    return 0;
+                }
+                if s <= alpha {
+                    return s;
+                }
+            }
         }
         if self.features.null_move
             && !pv_node
             && !in_check
+            && excluded.is_none()
             && depth >= 3
+            && eval >= beta
             && static_eval >= beta
-            && ply > 0
+            && !root
+            && !self.stack[ply - 1].null
             && pos.has_non_pawn_material()
         {
-            let r = 3 + depth / 4;
+            let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
             let undo = pos.make_null();
             self.keys.push(key);
+            self.stack[ply].played = PieceTo::NONE;
+            self.stack[ply].null = true;
             let s = -self.negamax(pos, depth - 1 - r, ply + 1, -beta, -beta + 1, false);
+            self.stack[ply].null = false;
             self.keys.pop();
             pos.unmake_null(undo);
             if self.stopped {
@@ -493,6 +628,11 @@ impl<P: SearchPosition> Searcher<P> {
                 return if s >= MATE_BOUND { beta } else { s };
             }
         }
+        // Internal iterative reduction: without a table move, ordering is poor and a full
+        // search here is likely wasted; a shallower one fills the table for the next visit.
+        if pruning && tt_move == 0 && depth >= 4 && excluded.is_none() {
+            depth -= 1;
+        }
 
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
@@ -501,51 +641,135 @@ impl<P: SearchPosition> Searcher<P> {
         }
         let mut scores = [0i32; crate::position::MAX_MOVES];
         self.score_moves(pos, &moves, tt_move, ply, &mut scores);
+        let prev = self.previous(ply);
 
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move: Option<P::Move> = None;
         let mut quiets_tried: MoveList<P::Move> = MoveList::new();
+        let mut searched = 0usize;
+        let mut skip_quiets = false;
+        let may_prune = pruning && !root && pos.has_non_pawn_material();
         for i in 0..moves.len() {
             let n = moves.len();
             let mv = pick_next(&mut moves[..], &mut scores[..n], i);
-            let info = pos.move_info(mv);
-            let quiet = info.capture.is_none() && info.promotion.is_none();
-
-            if self.features.pruning
-                && !pv_node
-                && !in_check
-                && quiet
-                && depth <= 3
-                && i > 3 + (depth * depth * 2) as usize
-                && best > -MATE_BOUND
-            {
+            if Some(mv) == excluded {
                 continue;
             }
+            let info = pos.move_info(mv);
+            let quiet = info.capture.is_none() && info.promotion.is_none();
+            let history = if quiet {
+                self.quiet_score(pos, &info, prev)
+            } else {
+                0
+            };
 
+            if may_prune && best > -MATE_BOUND {
+                if quiet {
+                    if skip_quiets {
+                        continue;
+                    }
+                    // Late-move pruning: enough quiet moves seen at this depth.
+                    let late = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
+                    if !in_check && searched >= late {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    let lmr_depth = (depth - 1 - lmr_reduction(depth, searched + 1)).max(0);
+                    // Futility: a quiet move cannot lift a hopeless static evaluation to alpha.
+                    if !in_check && lmr_depth <= 8 && static_eval + 100 + 100 * lmr_depth <= alpha {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    if lmr_depth <= 4 && history < -3_000 * depth {
+                        continue;
+                    }
+                    if lmr_depth <= 8 && !pos.see_ge(mv, -30 * lmr_depth * lmr_depth, &self.params)
+                    {
+                        continue;
+                    }
+                } else if depth <= 8 && scores[i] < 0 && !pos.see_ge(mv, -100 * depth, &self.params)
+                {
+                    continue;
+                }
+            }
+
+            // Singular extension: when the table's move is much better than every other, a
+            // line through it deserves more depth; when another move also beats beta, this
+            // node is a cut node twice over.
+            let mut extension = 0;
+            if pruning
+                && !root
+                && depth >= 8
+                && excluded.is_none()
+                && tt_move != 0
+                && P::move_code(mv) == tt_move
+            {
+                if let (Some(e), Some(s)) = (entry, tt_score) {
+                    if e.bound != Bound::Upper
+                        && i32::from(e.depth) >= depth - 3
+                        && s.abs() < MATE_BOUND
+                    {
+                        let singular_beta = s - 2 * depth;
+                        self.stack[ply].excluded = Some(mv);
+                        let v = self.negamax(
+                            pos,
+                            (depth - 1) / 2,
+                            ply,
+                            singular_beta - 1,
+                            singular_beta,
+                            false,
+                        );
+                        self.stack[ply].excluded = None;
+                        if self.stopped {
+                            return 0;
+                        }
+                        if v < singular_beta {
+                            extension = 1;
+                        } else if singular_beta >= beta {
+                            return singular_beta;
+                        } else if s >= beta {
+                            extension = -1;
+                        }
+                    }
+                }
+            }
+
+            let played = Self::piece_to(pos, &info);
             let undo = pos.make_move(mv);
             self.keys.push(key);
+            self.stack[ply].played = played;
             let gives_check = pos.in_check();
-            let new_depth = depth - 1;
-            let score = if i == 0 {
+            let new_depth = depth - 1 + extension;
+            searched += 1;
+            let score = if searched == 1 {
                 -self.negamax(pos, new_depth, ply + 1, -beta, -alpha, pv_node)
             } else {
                 let mut reduction = 0;
                 if self.features.lmr
                     && depth >= 3
-                    && quiet
                     && !in_check
-                    && !gives_check
-                    && i >= if pv_node { 4 } else { 2 }
+                    && (quiet || scores[i] < 0)
+                    && searched > if pv_node { 3 } else { 1 }
                 {
-                    reduction = lmr_reduction(depth, i);
+                    reduction = lmr_reduction(depth, searched);
                     if pv_node {
                         reduction -= 1;
                     }
-                    if scores[i] > 0 {
+                    if !improving {
+                        reduction += 1;
+                    }
+                    if gives_check {
                         reduction -= 1;
                     }
-                    reduction = reduction.clamp(0, new_depth - 1);
+                    if quiet {
+                        if scores[i] >= 800_000 {
+                            reduction -= 1;
+                        } else {
+                            reduction -= history / 8_192;
+                        }
+                    }
+                    reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
                 let mut s = -self.negamax(
                     pos,
@@ -581,16 +805,7 @@ impl<P: SearchPosition> Searcher<P> {
                     }
                     if score >= beta {
                         if quiet && self.features.ordering {
-                            let k = &mut self.killers[ply];
-                            if k[0] != Some(mv) {
-                                k[1] = k[0];
-                                k[0] = Some(mv);
-                            }
-                            let bonus = (depth * depth).min(1200);
-                            self.update_history(Self::history_index(pos, mv), bonus);
-                            for &q in &quiets_tried {
-                                self.update_history(Self::history_index(pos, q), -bonus);
-                            }
+                            self.reward_quiet(pos, ply, mv, &info, prev, depth, &quiets_tried);
                         }
                         break;
                     }
@@ -600,6 +815,14 @@ impl<P: SearchPosition> Searcher<P> {
                 quiets_tried.push(mv);
             }
         }
+        if searched == 0 {
+            // Every move was pruned or excluded.
+            return if excluded.is_some() {
+                alpha
+            } else {
+                best.max(alpha)
+            };
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if alpha > original_alpha {
@@ -607,14 +830,73 @@ impl<P: SearchPosition> Searcher<P> {
         } else {
             Bound::Upper
         };
-        self.tt.store(
-            key,
-            best_move.map_or(0, P::move_code),
-            score_to_tt(best, ply),
-            depth,
-            bound,
-        );
+        if excluded.is_none() {
+            let best_is_quiet = best_move.is_none_or(|m| {
+                let info = pos.move_info(m);
+                info.capture.is_none() && info.promotion.is_none()
+            });
+            if pruning
+                && !in_check
+                && best_is_quiet
+                && best.abs() < MATE_BOUND
+                && !(bound == Bound::Lower && best <= static_eval)
+                && !(bound == Bound::Upper && best >= static_eval)
+            {
+                self.histories.update_correction(
+                    pos.turn(),
+                    pos.eval_sums().pawn_key(),
+                    best - static_eval,
+                    depth,
+                );
+            }
+            self.tt.store(
+                key,
+                best_move.map_or(0, P::move_code),
+                score_to_tt(best, ply),
+                tt_eval(raw_eval),
+                depth,
+                bound,
+            );
+        }
         best
+    }
+
+    /// A quiet move cut off: it becomes a killer and the counter move, and its histories rise
+    /// while those of the quiet moves tried before it fall.
+    #[allow(clippy::too_many_arguments)]
+    fn reward_quiet(
+        &mut self,
+        pos: &P,
+        ply: usize,
+        mv: P::Move,
+        info: &MoveInfo<P::Square>,
+        prev: [PieceTo; 2],
+        depth: i32,
+        tried: &MoveList<P::Move>,
+    ) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(mv) {
+            k[1] = k[0];
+            k[0] = Some(mv);
+        }
+        self.histories.set_counter(prev[0], mv);
+        let bonus = stat_bonus(depth);
+        let side = pos.turn();
+        let update = |h: &mut Histories<P::Move>, info: &MoveInfo<P::Square>, b: i32| {
+            h.update_quiet(
+                side,
+                P::square_index(info.from),
+                P::square_index(info.to),
+                PieceTo::new(side, info.role, P::square_index(info.to)),
+                prev,
+                b,
+            );
+        };
+        update(&mut self.histories, info, bonus);
+        for &q in tried {
+            let qi = pos.move_info(q);
+            update(&mut self.histories, &qi, -bonus);
+        }
     }
 
     fn qsearch(&mut self, pos: &mut P, ply: usize, mut alpha: i32, beta: i32) -> i32 {
@@ -628,11 +910,40 @@ impl<P: SearchPosition> Searcher<P> {
         if pos.is_insufficient_material() {
             return 0;
         }
+        let key = pos.key();
+        let entry = self.tt.probe(key);
+        if let Some(e) = entry {
+            if self.features.tt_cutoffs {
+                let s = score_from_tt(e.score, ply);
+                match e.bound {
+                    Bound::Exact => return s,
+                    Bound::Lower if s >= beta => return s,
+                    Bound::Upper if s <= alpha => return s,
+                    _ => {}
+                }
+            }
+        }
         let in_check = pos.in_check();
+        let original_alpha = alpha;
         let mut best = -INF;
+        let mut raw_eval = NONE;
         if !in_check {
-            best = pos.evaluate(&self.params, &mut self.pawns);
+            raw_eval = match entry {
+                Some(e) if e.eval != NO_EVAL => i32::from(e.eval),
+                _ => pos.evaluate(&self.params, &mut self.pawns),
+            };
+            best = self.corrected(pos, raw_eval);
             if best >= beta || ply >= MAX_PLY {
+                if entry.is_none() {
+                    self.tt.store(
+                        key,
+                        0,
+                        score_to_tt(best, ply),
+                        tt_eval(raw_eval),
+                        0,
+                        Bound::Lower,
+                    );
+                }
                 return best;
             }
             alpha = alpha.max(best);
@@ -666,6 +977,7 @@ impl<P: SearchPosition> Searcher<P> {
                 n += 1;
             }
         }
+        let mut best_move = None;
         for i in 0..n {
             let mv = pick_next(&mut moves[..n], &mut scores[..n], i);
             let undo = pos.make_move(mv);
@@ -678,13 +990,39 @@ impl<P: SearchPosition> Searcher<P> {
                 best = score;
                 if score > alpha {
                     alpha = score;
+                    best_move = Some(mv);
                     if score >= beta {
                         break;
                     }
                 }
             }
         }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            key,
+            best_move.map_or(0, P::move_code),
+            score_to_tt(best, ply),
+            tt_eval(raw_eval),
+            0,
+            bound,
+        );
         best
+    }
+}
+
+/// The static evaluation as the table stores it.
+#[inline]
+fn tt_eval(raw: i32) -> i16 {
+    if raw == NONE {
+        NO_EVAL
+    } else {
+        raw.clamp(-30_000, 30_000) as i16
     }
 }
 

@@ -11,6 +11,9 @@ pub enum Bound {
     Upper,
 }
 
+/// The stored static evaluation of a position in check (which has none).
+pub const NO_EVAL: i16 = i16::MIN;
+
 /// One stored search result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -20,6 +23,8 @@ pub struct Entry {
     pub mv: u32,
     /// Score, with mate scores relative to this node.
     pub score: i32,
+    /// The raw static evaluation ([`NO_EVAL`] when in check): saves evaluating again.
+    pub eval: i16,
     /// Remaining depth searched.
     pub depth: i16,
     /// Score bound.
@@ -32,6 +37,7 @@ const EMPTY: Entry = Entry {
     key: 0,
     mv: 0,
     score: 0,
+    eval: NO_EVAL,
     depth: -1,
     bound: Bound::Upper,
     age: 0,
@@ -78,7 +84,7 @@ impl TranspositionTable {
 
     /// Stores a result, keeping a deeper entry of the same position from this search.
     #[inline]
-    pub fn store(&mut self, key: u64, mv: u32, score: i32, depth: i32, bound: Bound) {
+    pub fn store(&mut self, key: u64, mv: u32, score: i32, eval: i16, depth: i32, bound: Bound) {
         let i = self.index(key);
         let old = self.entries[i];
         let replace = old.key != key
@@ -95,6 +101,7 @@ impl TranspositionTable {
                 key,
                 mv,
                 score,
+                eval,
                 depth: depth.clamp(0, 255) as i16,
                 bound,
                 age: self.age,

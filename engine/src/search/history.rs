@@ -1,0 +1,233 @@
+//! What the search learns about moves and evaluations while it runs, kept across the moves
+//! of one game and forgotten by `ucinewgame`:
+//! - butterfly history (side, from-square, to-square): quiet moves that cut off before;
+//! - continuation history (the previous move's piece and target × this move's): quiet
+//!   moves that answered the same move well, one and two plies back;
+//! - counter moves: the quiet move that last refuted a given piece-to;
+//! - correction history: how far the static evaluation missed the search's score, by side
+//!   and pawn structure, added back to later static evaluations of similar positions.
+//!
+//! Every table is bounded by the "gravity" update `h += b - h·|b|/MAX`, which keeps values
+//! within ±MAX without clamping and lets recent results outweigh old ones.
+
+use crate::types::{Color, Role};
+
+/// Distinct (colour, role) pieces.
+const PIECES: usize = 2 * Role::ALL.len();
+/// Square indices are below 128 on every board.
+const SQUARES: usize = 128;
+/// Distinct piece-to keys.
+const PIECE_TO: usize = PIECES * SQUARES;
+
+/// A moved piece and where it went: the key of the continuation and counter-move tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceTo(u16);
+
+impl PieceTo {
+    /// No move (the root, or a null move): reads as neutral and is never updated.
+    pub const NONE: PieceTo = PieceTo(PIECE_TO as u16);
+
+    /// The key of a `color` `role` arriving on the square of dense index `to` (below 128).
+    #[inline]
+    pub fn new(color: Color, role: Role, to: usize) -> PieceTo {
+        debug_assert!(to < SQUARES);
+        PieceTo(((color.index() * Role::ALL.len() + role.index()) * SQUARES + to) as u16)
+    }
+
+    #[inline]
+    fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
+    #[inline]
+    fn is_none(self) -> bool {
+        self == PieceTo::NONE
+    }
+}
+
+/// The bound of the butterfly and continuation histories.
+pub const HISTORY_MAX: i32 = 16_384;
+/// Butterfly entries per side (from × to).
+const BUTTERFLY: usize = SQUARES * SQUARES;
+/// Correction entries per side, by pawn key.
+const CORRECTION_SIZE: usize = 16_384;
+/// Correction entries are in 1/32 centipawn.
+const CORRECTION_GRAIN: i32 = 32;
+/// The bound of a correction entry: ±128 centipawns.
+const CORRECTION_MAX: i32 = 128 * CORRECTION_GRAIN;
+
+/// The bonus for a quiet move that cut off at `depth` (and the malus for those tried before it).
+#[inline]
+pub fn stat_bonus(depth: i32) -> i32 {
+    (16 * depth * depth + 32 * depth + 16).min(1_600)
+}
+
+#[inline]
+fn gravity(h: &mut i32, bonus: i32, max: i32) {
+    let b = bonus.clamp(-max, max);
+    *h += b - *h * b.abs() / max;
+}
+
+/// The tables of one searcher.
+pub struct Histories<M> {
+    butterfly: Vec<i32>,
+    /// `(PIECE_TO + 1)` rows (the last, for [`PieceTo::NONE`], stays zero) of `PIECE_TO`.
+    continuation: Vec<i16>,
+    counter: Vec<Option<M>>,
+    correction: Vec<i32>,
+}
+
+impl<M: Copy + Eq> Histories<M> {
+    /// Empty tables.
+    pub fn new() -> Self {
+        Histories {
+            butterfly: vec![0; 2 * BUTTERFLY],
+            continuation: vec![0; (PIECE_TO + 1) * PIECE_TO],
+            counter: vec![None; PIECE_TO + 1],
+            correction: vec![0; 2 * CORRECTION_SIZE],
+        }
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.butterfly.fill(0);
+        self.continuation.fill(0);
+        self.counter.fill(None);
+        self.correction.fill(0);
+    }
+
+    #[inline]
+    fn butterfly_index(side: Color, from: usize, to: usize) -> usize {
+        side.index() * BUTTERFLY + from * SQUARES + to
+    }
+
+    #[inline]
+    fn continuation_index(prev: PieceTo, this: PieceTo) -> usize {
+        prev.index() * PIECE_TO + this.index()
+    }
+
+    /// The ordering score of a quiet move: its butterfly history plus its continuation
+    /// histories after the moves one (`prev[0]`) and two (`prev[1]`) plies back.
+    #[inline]
+    pub fn quiet_score(
+        &self,
+        side: Color,
+        from: usize,
+        to: usize,
+        this: PieceTo,
+        prev: [PieceTo; 2],
+    ) -> i32 {
+        self.butterfly[Self::butterfly_index(side, from, to)]
+            + i32::from(self.continuation[Self::continuation_index(prev[0], this)])
+            + i32::from(self.continuation[Self::continuation_index(prev[1], this)])
+    }
+
+    /// Rewards (positive `bonus`) or punishes a quiet move in every table it is scored by.
+    pub fn update_quiet(
+        &mut self,
+        side: Color,
+        from: usize,
+        to: usize,
+        this: PieceTo,
+        prev: [PieceTo; 2],
+        bonus: i32,
+    ) {
+        gravity(
+            &mut self.butterfly[Self::butterfly_index(side, from, to)],
+            bonus,
+            HISTORY_MAX,
+        );
+        for p in prev {
+            if !p.is_none() {
+                let h = &mut self.continuation[Self::continuation_index(p, this)];
+                let mut v = i32::from(*h);
+                gravity(&mut v, bonus, HISTORY_MAX);
+                // Gravity keeps |v| ≤ HISTORY_MAX < i16::MAX.
+                *h = v as i16;
+            }
+        }
+    }
+
+    /// The quiet move that last refuted `prev`.
+    #[inline]
+    pub fn counter(&self, prev: PieceTo) -> Option<M> {
+        self.counter[prev.index()]
+    }
+
+    /// Records `mv` as the refutation of `prev`.
+    #[inline]
+    pub fn set_counter(&mut self, prev: PieceTo, mv: M) {
+        if !prev.is_none() {
+            self.counter[prev.index()] = Some(mv);
+        }
+    }
+
+    #[inline]
+    fn correction_index(side: Color, pawn_key: u64) -> usize {
+        side.index() * CORRECTION_SIZE + (pawn_key as usize & (CORRECTION_SIZE - 1))
+    }
+
+    /// Centipawns to add to `side`'s static evaluation in positions with this pawn key.
+    #[inline]
+    pub fn correction(&self, side: Color, pawn_key: u64) -> i32 {
+        self.correction[Self::correction_index(side, pawn_key)] / CORRECTION_GRAIN
+    }
+
+    /// Learns that a search to `depth` scored `error` centipawns above the (corrected)
+    /// static evaluation.
+    pub fn update_correction(&mut self, side: Color, pawn_key: u64, error: i32, depth: i32) {
+        let bonus =
+            (error * CORRECTION_GRAIN * depth / 8).clamp(-CORRECTION_MAX / 4, CORRECTION_MAX / 4);
+        gravity(
+            &mut self.correction[Self::correction_index(side, pawn_key)],
+            bonus,
+            CORRECTION_MAX,
+        );
+    }
+}
+
+impl<M: Copy + Eq> Default for Histories<M> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gravity_keeps_values_bounded() {
+        let mut h: Histories<u32> = Histories::new();
+        let this = PieceTo::new(Color::White, Role::Knight, 21);
+        let prev = [PieceTo::new(Color::Black, Role::Pawn, 35), PieceTo::NONE];
+        for _ in 0..10_000 {
+            h.update_quiet(Color::White, 6, 21, this, prev, stat_bonus(40));
+        }
+        let s = h.quiet_score(Color::White, 6, 21, this, prev);
+        assert!((1..=2 * HISTORY_MAX).contains(&s), "{s}");
+        for _ in 0..10_000 {
+            h.update_quiet(Color::White, 6, 21, this, prev, -stat_bonus(40));
+        }
+        let s = h.quiet_score(Color::White, 6, 21, this, prev);
+        assert!((-2 * HISTORY_MAX..0).contains(&s), "{s}");
+        // The NONE row is never written: a move after the root or a null move reads neutral.
+        assert_eq!(
+            h.quiet_score(Color::White, 0, 0, this, [PieceTo::NONE; 2]),
+            0
+        );
+    }
+
+    #[test]
+    fn correction_moves_towards_the_error_and_stays_bounded() {
+        let mut h: Histories<u32> = Histories::new();
+        for _ in 0..1_000 {
+            h.update_correction(Color::Black, 0xdead_beef, 500, 12);
+        }
+        let c = h.correction(Color::Black, 0xdead_beef);
+        assert!(c > 0 && c <= 128, "{c}");
+        assert_eq!(h.correction(Color::White, 0xdead_beef), 0);
+        h.clear();
+        assert_eq!(h.correction(Color::Black, 0xdead_beef), 0);
+    }
+}
