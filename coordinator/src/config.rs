@@ -9,7 +9,7 @@
 //! seed = 1
 //!
 //! [limits]
-//! nodes = 500
+//! nodes = 500               # or depth, movetime_ms, or a clock: tc = "10+0.1"
 //! max_plies = 300
 //!
 //! [[variants]]
@@ -163,9 +163,103 @@ pub struct Limits {
     /// Time per move, milliseconds.
     #[serde(default)]
     pub movetime_ms: u64,
+    /// A game clock per side, in fishtest's notation: `tc = "10+0.1"` is 10 s at the start
+    /// and 0.1 s added after each move. The only limit of its games when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<Clock>,
     /// Draw after this many plies (0: none).
     #[serde(default)]
     pub max_plies: u32,
+}
+
+/// `limits.tc`: a game clock in whole milliseconds, as leases carry it
+/// (`GameSettings.clock_base_ms`, `clock_inc_ms`). Written and read as `BASE+INC` in seconds
+/// (`"10+0.1"`, `"60"` without an increment), the syntax of the worker's `--tc`, whose parser
+/// this reuses so that a run and a `worker match` read a clock alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Clock {
+    /// Each side's time at the start, ms (1 to [`proto::limits::CLOCK_BASE_MS`]).
+    pub base_ms: u64,
+    /// Added to the mover's clock after each move, ms (at most
+    /// [`proto::limits::CLOCK_INC_MS`]).
+    pub inc_ms: u64,
+}
+
+impl Clock {
+    /// The clock as the worker's runner takes it.
+    pub fn time_control(self) -> worker::limits::TimeControl {
+        worker::limits::TimeControl::Clock {
+            base: std::time::Duration::from_millis(self.base_ms),
+            inc: std::time::Duration::from_millis(self.inc_ms),
+        }
+    }
+}
+
+/// Whole milliseconds, to the nearest: `0.3` s parses to 299,999,999 ns, which truncating
+/// would make 299 ms.
+fn nearest_ms(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos().saturating_add(500_000) / 1_000_000).unwrap_or(u64::MAX)
+}
+
+impl std::str::FromStr for Clock {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let expected = format!(
+            "expected BASE+INC in seconds, as \"10+0.1\" (a base above 0 and at most {}, an \
+             increment of at most {})",
+            proto::limits::CLOCK_BASE_MS / 1000,
+            proto::limits::CLOCK_INC_MS / 1000
+        );
+        let tc = text
+            .parse::<worker::limits::TimeControl>()
+            .map_err(|_| format!("{text:?} is not a clock: {expected}"))?;
+        let worker::limits::TimeControl::Clock { base, inc } = tc else {
+            return Err(format!(
+                "{text:?} is not a clock: {expected} (a per-move limit goes in limits.nodes, \
+                 limits.depth or limits.movetime_ms)"
+            ));
+        };
+        let (base_ms, inc_ms) = (nearest_ms(base), nearest_ms(inc));
+        if base_ms == 0 {
+            return Err(format!("{text:?}: the base must be at least 0.001 seconds"));
+        }
+        if base_ms > proto::limits::CLOCK_BASE_MS {
+            return Err(format!(
+                "{text:?}: the base must be at most {} seconds",
+                proto::limits::CLOCK_BASE_MS / 1000
+            ));
+        }
+        if inc_ms > proto::limits::CLOCK_INC_MS {
+            return Err(format!(
+                "{text:?}: the increment must be at most {} seconds",
+                proto::limits::CLOCK_INC_MS / 1000
+            ));
+        }
+        Ok(Self { base_ms, inc_ms })
+    }
+}
+
+impl TryFrom<String> for Clock {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, String> {
+        text.parse()
+    }
+}
+
+impl From<Clock> for String {
+    fn from(c: Clock) -> Self {
+        c.to_string()
+    }
+}
+
+impl fmt::Display for Clock {
+    /// `BASE+INC` in seconds, as configs write it and as the PGN `TimeControl` tag has it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.time_control(), f)
+    }
 }
 
 /// fishtest-style adjudication.
@@ -491,10 +585,25 @@ impl RunConfig {
         if self.batch_seconds == 0 {
             return Err(ConfigError::new("batch_seconds", "must be at least 1"));
         }
-        if self.limits.nodes == 0 && self.limits.depth == 0 && self.limits.movetime_ms == 0 {
+        let per_move = [
+            ("nodes", self.limits.nodes > 0),
+            ("depth", self.limits.depth > 0),
+            ("movetime_ms", self.limits.movetime_ms > 0),
+        ];
+        if self.limits.tc.is_some() {
+            // A clock and a per-move limit would leave each worker to choose which one holds.
+            // (nodes, depth and movetime_ms together stay allowed: stored runs have them, and
+            // the worker has always taken the first of them that is set.)
+            if let Some((name, _)) = per_move.iter().find(|(_, set)| *set) {
+                return Err(ConfigError::new(
+                    "limits.tc",
+                    format!("a clock is the only limit of its games: remove limits.{name}"),
+                ));
+            }
+        } else if !per_move.iter().any(|(_, set)| *set) {
             return Err(ConfigError::new(
                 "limits",
-                "set at least one of nodes, depth, movetime_ms",
+                "set at least one of nodes, depth, movetime_ms, or a clock tc",
             ));
         }
         if self.variants.is_empty() {
@@ -979,6 +1088,88 @@ options = { Hash = 16 }
         let e = RunConfig::parse(&bad).unwrap_err();
         assert_eq!(e.field, "spsa.params");
         assert!(e.message.contains("line 1"), "{e}");
+    }
+
+    fn with_limits(limits: &str) -> String {
+        MATCH.replace("nodes = 500", limits)
+    }
+
+    #[test]
+    fn limits_tc_is_a_clock_in_seconds() {
+        for (tc, base_ms, inc_ms) in [
+            ("10+0.1", 10_000, 100),
+            ("60", 60_000, 0),
+            ("0.2+0.01", 200, 10),
+            // 0.3 is 0.29999... as a float: rounded to the nearest millisecond, not truncated.
+            ("0.3+0.3", 300, 300),
+            (" 1 + 0 ", 1_000, 0),
+            ("3600+60", 3_600_000, 60_000),
+        ] {
+            let c = RunConfig::parse(&with_limits(&format!("tc = \"{tc}\"")))
+                .unwrap_or_else(|e| panic!("{tc}: {e}"));
+            assert_eq!(c.limits.tc, Some(Clock { base_ms, inc_ms }), "{tc}");
+        }
+        let c = RunConfig::parse(&with_limits("tc = \"10+0.1\"\nmax_plies = 200")).unwrap();
+        let clock = c.limits.tc.expect("clock");
+        assert_eq!(clock.to_string(), "10+0.1");
+        assert_eq!(
+            clock.time_control(),
+            "10+0.1".parse::<worker::limits::TimeControl>().unwrap()
+        );
+        // Written back as configs have it (a plan's tuned run is written from its table).
+        let again = RunConfig::parse(&toml::to_string(&c).unwrap()).unwrap();
+        assert_eq!(again, c);
+        assert!(toml::to_string(&c).unwrap().contains("tc = \"10+0.1\""));
+        // Without a clock nothing is written for it.
+        let plain = RunConfig::parse(MATCH).unwrap();
+        assert!(!toml::to_string(&plain).unwrap().contains("tc ="));
+    }
+
+    #[test]
+    fn a_bad_limits_tc_is_named() {
+        for (bad, hint) in [
+            ("\"x\"", "not a clock"),
+            ("\"\"", "not a clock"),
+            ("\"0+1\"", "not a clock"),
+            ("\"-5+1\"", "not a clock"),
+            ("\"10+-1\"", "not a clock"),
+            ("\"nan+0\"", "not a clock"),
+            ("\"inf+0\"", "not a clock"),
+            ("\"10+inf\"", "not a clock"),
+            ("\"10+nan\"", "not a clock"),
+            ("\"1e300+0\"", "not a clock"),
+            ("\"10+0.1+1\"", "not a clock"),
+            ("\"10s+0.1s\"", "not a clock"),
+            ("\"nodes=500\"", "limits.nodes"),
+            ("\"movetime=0.5\"", "limits.movetime_ms"),
+            ("\"0.0004+0\"", "at least 0.001"),
+            ("\"3600.5+0\"", "at most 3600"),
+            ("\"86400+0\"", "at most 3600"),
+            ("\"10+60.5\"", "at most 60"),
+            ("10", "string"),
+            ("{ base = 10 }", "string"),
+        ] {
+            let e = RunConfig::parse(&with_limits(&format!("tc = {bad}"))).unwrap_err();
+            assert_eq!(e.field, "limits.tc", "{bad}: {e:?}");
+            assert!(e.message.contains(hint), "{bad}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn limits_tc_is_the_only_limit_when_set() {
+        for other in ["nodes = 500", "depth = 8", "movetime_ms = 100"] {
+            let e =
+                RunConfig::parse(&with_limits(&format!("tc = \"10+0.1\"\n{other}"))).unwrap_err();
+            assert_eq!(e.field, "limits.tc", "{other}: {e:?}");
+            let name = other.split(' ').next().unwrap();
+            assert!(e.message.contains(&format!("limits.{name}")), "{e:?}");
+        }
+        // No limit at all is still refused, naming the clock among the choices.
+        let e = RunConfig::parse(&with_limits("max_plies = 100")).unwrap_err();
+        assert_eq!(e.field, "limits");
+        assert!(e.message.contains("tc"), "{e:?}");
+        // The per-move limits together stay as they were (stored runs have them).
+        assert!(RunConfig::parse(&with_limits("nodes = 500\ndepth = 8\nmovetime_ms = 50")).is_ok());
     }
 }
 

@@ -115,6 +115,13 @@ pub fn spsa_restore(snapshot: &str, history: &[String]) -> Result<Spsa, CoreErro
 }
 
 fn initial_pair_seconds(c: &RunConfig) -> f64 {
+    if let Some(clock) = c.limits.tc {
+        // Two games, in each of which a side spends at most its base plus the increments of
+        // ~80 moves: about the most a pair takes, so that the first leases, sized by this
+        // before any pair is timed, hold batch_seconds of games rather than many times more.
+        let (base, inc) = (clock.base_ms as f64 / 1000.0, clock.inc_ms as f64 / 1000.0);
+        return (2.0 * (2.0 * base + 160.0 * inc)).max(0.01);
+    }
     // Two games of ~160 plies; a node-limited move at ~1 Mnps.
     let per_move = if c.limits.movetime_ms > 0 {
         c.limits.movetime_ms as f64 / 1000.0

@@ -150,6 +150,8 @@ impl From<Grant> for pb::Lease {
                 nodes: c.limits.nodes,
                 depth: c.limits.depth,
                 movetime_ms: c.limits.movetime_ms,
+                clock_base_ms: c.limits.tc.map_or(0, |t| t.base_ms),
+                clock_inc_ms: c.limits.tc.map_or(0, |t| t.inc_ms),
                 max_plies: c.limits.max_plies,
                 book: c.book.clone(),
                 adjudication: Some(pb::Adjudication {
@@ -733,5 +735,47 @@ mod tests {
         // A hostile megabyte of kind is named, not echoed.
         let e = GameFacts::try_from(facts(&"x".repeat(1 << 20))).expect_err("unknown");
         assert!(e.to_string().len() < 300, "{}", e.to_string().len());
+    }
+
+    fn grant(limits: &str) -> Grant {
+        let config = crate::config::RunConfig::parse(&format!(
+            "name = \"m\"\nkind = \"match\"\ngames = 2\n[limits]\n{limits}\n\
+             [[variants]]\nvariant = \"chess\"\n[first]\n"
+        ))
+        .expect("valid");
+        Grant {
+            lease: crate::ledger::LeaseRecord {
+                id: 1,
+                run: 1,
+                worker: 1,
+                state: crate::ledger::LeaseState::Active,
+                deadline_ms: 0,
+                last_seq: 0,
+                pairs: Default::default(),
+                reported: Default::default(),
+            },
+            config,
+            pairs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_clock_run_leases_its_clock_and_no_other_limit() {
+        let settings = pb::Lease::from(grant("tc = \"10+0.1\""))
+            .settings
+            .expect("settings");
+        assert_eq!(
+            (settings.clock_base_ms, settings.clock_inc_ms),
+            (10_000, 100)
+        );
+        assert_eq!(
+            (settings.nodes, settings.depth, settings.movetime_ms),
+            (0, 0, 0)
+        );
+        let settings = pb::Lease::from(grant("nodes = 500"))
+            .settings
+            .expect("settings");
+        assert_eq!((settings.clock_base_ms, settings.clock_inc_ms), (0, 0));
+        assert_eq!(settings.nodes, 500);
     }
 }

@@ -203,3 +203,64 @@ fn an_external_engine_plays_the_baseline_beside_the_builtin() {
     let html = std::fs::read_to_string(dir.path().join("s/report.html")).expect("report.html");
     assert!(html.contains("The baseline (normal) in every study"));
 }
+
+/// A run with a clock (`tc`, fishtest's notation) instead of a per-move limit: the lease
+/// carries the clock to the workers, which play every game on it. The stored PGNs say so:
+/// their `TimeControl` tag is the run's clock, and each move's comment has its thinking time
+/// (written only when time decides a game; fixed-node games have none).
+#[test]
+fn a_clock_run_plays_its_games_on_the_clock() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("clock.toml");
+    std::fs::write(
+        &plan,
+        "title = \"clock\"\n[[runs]]\nname = \"clock-match\"\nkind = \"match\"\ngames = 4\n\
+         seed = 1\n[runs.limits]\ntc = \"0.2+0.01\"\nmax_plies = 60\n\
+         [[runs.variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n\
+         [runs.first]\nengine = \"builtin\"\n",
+    )
+    .expect("write");
+    let state = dir.path().join("state");
+    let out = local(&plan, &state, &[]);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let conn = rusqlite::Connection::open(state.join("cluster.db")).expect("database");
+    let mut q = conn
+        .prepare("SELECT pgn FROM pair_results WHERE pgn IS NOT NULL ORDER BY pair_index")
+        .expect("query");
+    let blobs: Vec<Vec<u8>> = q
+        .query_map([], |r| r.get(0))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("blobs");
+    assert_eq!(blobs.len(), 2, "one PGN per pair");
+    for gz in &blobs {
+        let coordinator::pgn_export::Inflated::Text(text) = coordinator::pgn_export::inflate(gz)
+        else {
+            panic!("a stored PGN does not inflate");
+        };
+        let games = worker::pgn::read(&text).expect("readable PGN");
+        assert_eq!(games.len(), 2, "{text}");
+        for g in &games {
+            let tag = g.tags.iter().find(|(k, _)| k == "TimeControl");
+            assert_eq!(tag.map(|(_, v)| v.as_str()), Some("0.2+0.01"), "{text}");
+            // One thinking time (`0.012s`) per move; a termination comment has none. (A
+            // flag can fall on a busy machine: such a game is shorter, still on the clock.)
+            let times = g
+                .comments
+                .iter()
+                .flatten()
+                .flat_map(|c| c.split_whitespace())
+                .filter(|w| {
+                    w.strip_suffix('s')
+                        .is_some_and(|t| t.parse::<f64>().is_ok())
+                })
+                .count();
+            assert_eq!(times, g.moves.len(), "a move without its time in {text}");
+        }
+    }
+}

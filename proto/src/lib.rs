@@ -22,7 +22,8 @@ pub mod v1 {
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The size limits of the API, as the proto's header documents them. The coordinator refuses
-/// anything over them; the worker keeps its reports within them.
+/// anything over them; the worker keeps its reports within them, and refuses a lease whose
+/// clock is over the clock limits.
 pub mod limits {
     /// Longest worker label (registration `name`), bytes.
     pub const NAME_BYTES: usize = 64;
@@ -62,4 +63,10 @@ pub mod limits {
     pub const PGN_TEXT_BYTES: usize = 4 * 1024 * 1024;
     /// Largest report number.
     pub const MAX_SEQ: u64 = i64::MAX as u64;
+    /// Largest base of a game clock (`GameSettings.clock_base_ms`), milliseconds: an hour.
+    /// Run configs refuse more, and a worker refuses a lease over it, so no clock arithmetic
+    /// (the runner's, an engine's time management) meets an absurd number.
+    pub const CLOCK_BASE_MS: u64 = 3_600_000;
+    /// Largest clock increment (`GameSettings.clock_inc_ms`), milliseconds: a minute.
+    pub const CLOCK_INC_MS: u64 = 60_000;
 }

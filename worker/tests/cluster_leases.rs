@@ -312,3 +312,25 @@ async fn a_failing_pair_hands_the_lease_back_with_the_reason() {
     assert!(req.failure.len() <= proto::limits::FAILURE_BYTES);
     assert!(seen.lease_calls[1].duration_since(*released) >= Duration::from_millis(200));
 }
+
+/// A coordinator sending an absurd clock (no run config allows one) gets the lease back with
+/// the reason; the worker neither panics nor starts a game on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_absurd_clock_hands_the_lease_back_with_the_reason() {
+    let mut hostile = lease(1, player("b", "builtin", ""));
+    hostile.settings = Some(pb::GameSettings {
+        clock_base_ms: u64::MAX,
+        clock_inc_ms: u64::MAX,
+        max_plies: 16,
+        ..Default::default()
+    });
+    let (result, seen) = run_worker(vec![hostile], 0, Engines::default()).await;
+    result.expect("clean stop");
+    assert!(seen.submits.is_empty(), "{:?}", seen.submits);
+    assert_eq!(seen.releases.len(), 1, "{:?}", seen.releases);
+    let failure = &seen.releases[0].1.failure;
+    assert!(
+        failure.starts_with("clock of ") && failure.contains("over an hour"),
+        "{failure}"
+    );
+}

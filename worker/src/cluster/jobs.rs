@@ -58,6 +58,18 @@ pub(crate) enum LeaseError {
         /// What is wrong.
         source: WorkerError,
     },
+    /// A game clock no run config allows: over [`proto::limits::CLOCK_BASE_MS`] or
+    /// [`proto::limits::CLOCK_INC_MS`], an increment without a base, or a clock beside a
+    /// per-move limit. Refused rather than capped: such a lease does not say what to play.
+    #[error("clock of {base_ms}+{inc_ms} ms: {problem}")]
+    Clock {
+        /// `clock_base_ms` as sent.
+        base_ms: u64,
+        /// `clock_inc_ms` as sent.
+        inc_ms: u64,
+        /// What is wrong.
+        problem: &'static str,
+    },
 }
 
 /// What one pair needs on a slot thread.
@@ -110,9 +122,37 @@ pub(crate) fn player(
     Ok(spec)
 }
 
+/// The clock of a lease, checked against the limits run configs have, so that neither the
+/// runner's clock arithmetic nor an engine's time management meets an absurd number.
+fn clock(s: &pb::GameSettings) -> Result<TimeControl, LeaseError> {
+    let bad = |problem| LeaseError::Clock {
+        base_ms: s.clock_base_ms,
+        inc_ms: s.clock_inc_ms,
+        problem,
+    };
+    if s.clock_base_ms == 0 {
+        return Err(bad("an increment without a base"));
+    }
+    if s.clock_base_ms > proto::limits::CLOCK_BASE_MS {
+        return Err(bad("the base is over an hour"));
+    }
+    if s.clock_inc_ms > proto::limits::CLOCK_INC_MS {
+        return Err(bad("the increment is over a minute"));
+    }
+    if s.nodes > 0 || s.depth > 0 || s.movetime_ms > 0 {
+        return Err(bad("a clock beside nodes, depth or movetime"));
+    }
+    Ok(TimeControl::Clock {
+        base: Duration::from_millis(s.clock_base_ms),
+        inc: Duration::from_millis(s.clock_inc_ms),
+    })
+}
+
 /// The game settings of a lease as the runner takes them.
-pub(crate) fn game_config(s: &pb::GameSettings) -> GameConfig {
-    let tc = if s.nodes > 0 {
+pub(crate) fn game_config(s: &pb::GameSettings) -> Result<GameConfig, LeaseError> {
+    let tc = if s.clock_base_ms > 0 || s.clock_inc_ms > 0 {
+        clock(s)?
+    } else if s.nodes > 0 {
         TimeControl::Nodes(s.nodes)
     } else if s.depth > 0 {
         TimeControl::Depth(s.depth)
@@ -144,7 +184,7 @@ pub(crate) fn game_config(s: &pb::GameSettings) -> GameConfig {
     if s.max_plies > 0 {
         g.adjudication.max_moves = Some(s.max_plies.div_ceil(2));
     }
-    g
+    Ok(g)
 }
 
 /// Every pair of a lease, ready to play; the first problem found is the error.
@@ -305,6 +345,107 @@ mod tests {
         };
         let err = jobs(&lease, Path::new("."), &Engines::default()).expect_err("ghost");
         assert!(err.to_string().contains("'ghost'"), "{err}");
+    }
+
+    #[test]
+    fn a_lease_clock_is_a_clock_per_side() {
+        let settings = pb::GameSettings {
+            clock_base_ms: 10_000,
+            clock_inc_ms: 100,
+            max_plies: 200,
+            ..Default::default()
+        };
+        let g = game_config(&settings).expect("a clock");
+        assert_eq!(
+            g.tc,
+            TimeControl::Clock {
+                base: Duration::from_secs(10),
+                inc: Duration::from_millis(100),
+            }
+        );
+        assert_eq!(g.tc.pgn_tag(), "10+0.1");
+        assert_eq!(g.adjudication.max_moves, Some(100));
+        // No increment is a clock too; the caps themselves are allowed.
+        for (base_ms, inc_ms) in [
+            (1, 0),
+            (proto::limits::CLOCK_BASE_MS, proto::limits::CLOCK_INC_MS),
+        ] {
+            let s = pb::GameSettings {
+                clock_base_ms: base_ms,
+                clock_inc_ms: inc_ms,
+                ..Default::default()
+            };
+            assert!(game_config(&s).is_ok(), "{base_ms}+{inc_ms}");
+        }
+        // Without clock fields (an older coordinator) the per-move limits hold as before.
+        let nodes = pb::GameSettings {
+            nodes: 500,
+            ..Default::default()
+        };
+        assert_eq!(
+            game_config(&nodes).expect("nodes").tc,
+            TimeControl::Nodes(500)
+        );
+    }
+
+    #[test]
+    fn a_hostile_lease_clock_is_refused_by_name() {
+        for (settings, problem) in [
+            (
+                pb::GameSettings {
+                    clock_base_ms: u64::MAX,
+                    clock_inc_ms: u64::MAX,
+                    ..Default::default()
+                },
+                "base",
+            ),
+            (
+                pb::GameSettings {
+                    clock_base_ms: proto::limits::CLOCK_BASE_MS + 1,
+                    ..Default::default()
+                },
+                "base",
+            ),
+            (
+                pb::GameSettings {
+                    clock_base_ms: 10_000,
+                    clock_inc_ms: proto::limits::CLOCK_INC_MS + 1,
+                    ..Default::default()
+                },
+                "increment",
+            ),
+            (
+                pb::GameSettings {
+                    clock_inc_ms: 100,
+                    ..Default::default()
+                },
+                "without a base",
+            ),
+            (
+                pb::GameSettings {
+                    clock_base_ms: 10_000,
+                    nodes: 500,
+                    ..Default::default()
+                },
+                "beside",
+            ),
+            (
+                pb::GameSettings {
+                    clock_base_ms: 10_000,
+                    movetime_ms: 100,
+                    ..Default::default()
+                },
+                "beside",
+            ),
+        ] {
+            let err = game_config(&settings).expect_err(problem);
+            assert!(matches!(err, LeaseError::Clock { .. }), "{err:?}");
+            let text = err.to_string();
+            assert!(
+                text.starts_with("clock of ") && text.contains(problem),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -423,16 +423,17 @@ async fn play_lease(
 ) -> Result<LeaseEnd, Status> {
     let worker_id = reg.worker_id;
     let lease_id = lease.lease_id;
-    let jobs = match jobs::jobs(&lease, &config.book_dir, &config.engines) {
-        Ok(j) => j,
+    let settings = lease.settings.clone().unwrap_or_default();
+    let planned = jobs::game_config(&settings)
+        .and_then(|game| Ok((game, jobs::jobs(&lease, &config.book_dir, &config.engines)?)));
+    let (game, jobs) = match planned {
+        Ok(p) => p,
         Err(e) => {
             let reason = e.to_string();
             tracing::error!(error = %reason, "cannot play lease, handing it back");
             return Ok(release_failed(client, worker_id, lease_id, &reason).await);
         }
     };
-    let settings = lease.settings.clone().unwrap_or_default();
-    let game = jobs::game_config(&settings);
     let pgn = lease.upload_pgn.then(|| PgnOptions {
         event: format!("run {}", lease.run_id),
         ..PgnOptions::default()
