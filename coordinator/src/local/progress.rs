@@ -116,11 +116,20 @@ fn eta(remaining_games: u64, games_per_sec: f64) -> String {
 fn key_figure(d: &pb::RunDetail) -> String {
     let kind = d.summary.as_ref().map_or("", |s| s.kind.as_str());
     match kind {
+        // The LLR says how near a decision is; the Elo, what it is heading for (fishtest
+        // shows both: an LLR alone hides a test drifting toward a tiny gain).
         "sprt" => d.sprt.as_ref().map_or_else(String::new, |p| {
-            format!(
+            let llr = format!(
                 "LLR {:.2} [{:.2}, {:.2}]",
                 p.llr, p.lower_bound, p.upper_bound
-            )
+            );
+            match &d.elo {
+                Some(e) => format!(
+                    "Elo {:+.1} [{:+.1}, {:+.1}], {llr}",
+                    e.elo, e.ci_low, e.ci_high
+                ),
+                None => llr,
+            }
         }),
         "spsa" => d
             .spsa
@@ -247,6 +256,18 @@ mod tests {
             progress_line(2, &d, session(100, 10.0)),
             "progress: run 2 \"name\": 100/2000 games (5.0%), 10.0 games/s, ETA 3m10s, \
              LLR 1.23 [-2.94, 2.94]"
+        );
+        // With games behind it, the Elo it is heading for comes first.
+        d.elo = Some(pb::EloFigures {
+            elo: 8.04,
+            ci_low: -10.0,
+            ci_high: 26.1,
+            ..Default::default()
+        });
+        assert_eq!(
+            progress_line(2, &d, session(100, 10.0)),
+            "progress: run 2 \"name\": 100/2000 games (5.0%), 10.0 games/s, ETA 3m10s, \
+             Elo +8.0 [-10.0, +26.1], LLR 1.23 [-2.94, 2.94]"
         );
     }
 
