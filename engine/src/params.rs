@@ -178,6 +178,15 @@ tunables! {
     king_open_file_mg "KingOpenFileMg" = 20, 0, 80, 3.0, 0.002, All;
     castled_mg "CastledKingMg" = 25, 0, 100, 4.0, 0.002, All;
     castling_right_mg "CastlingRightMg" = 8, 0, 50, 2.0, 0.002, All;
+    threat_pawn_mg "ThreatByPawnMg" = 50, 0, 150, 4.0, 0.002, All;
+    threat_pawn_eg "ThreatByPawnEg" = 35, 0, 150, 4.0, 0.002, All;
+    threat_minor_mg "ThreatByMinorMg" = 30, 0, 120, 3.0, 0.002, All;
+    threat_minor_eg "ThreatByMinorEg" = 20, 0, 120, 3.0, 0.002, All;
+    threat_rook_mg "ThreatByRookMg" = 35, 0, 120, 3.0, 0.002, All;
+    threat_rook_eg "ThreatByRookEg" = 20, 0, 120, 3.0, 0.002, All;
+    passer_their_king_eg "PasserTheirKingEg" = 8, 0, 40, 1.0, 0.002, All;
+    passer_own_king_eg "PasserOwnKingEg" = 3, 0, 40, 1.0, 0.002, All;
+    passer_blocked_eg "PasserBlockedEg" = 6, 0, 40, 1.0, 0.002, All;
     pst_scale "PstScale" = 100, 0, 200, 8.0, 0.002, All;
     tempo "Tempo" = 12, 0, 50, 2.0, 0.002, All;
 }

@@ -398,6 +398,61 @@ mod tests {
         out
     }
 
+    /// White's evaluation of `fen` (chess) under `params`.
+    fn white_eval(fen: &str, params: &Params) -> i32 {
+        let rules = Rules::parse("chess", None).expect("chess");
+        let b = Board::from_fen(rules, fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        b.evaluate(params, &mut PawnCache::new())
+    }
+
+    /// How much White's evaluation of `fen` moves when `change` edits the parameters.
+    fn delta(fen: &str, change: impl Fn(&mut Params)) -> i32 {
+        let mut params = Params::default();
+        let before = white_eval(fen, &params);
+        change(&mut params);
+        white_eval(fen, &params) - before
+    }
+
+    #[test]
+    fn threats_count_each_attacked_piece_once() {
+        // The e4 pawn attacks the d5 knight; nothing else is threatened.
+        let fen = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1";
+        let d = delta(fen, |p| {
+            p.threat_pawn_mg += 20;
+            p.threat_pawn_eg += 20;
+        });
+        assert!((19..=21).contains(&d), "{d}");
+        // The e3 knight attacks the d5 rook; the rook attacks no queen.
+        let fen = "4k3/8/8/3r4/8/4N3/8/4K3 w - - 0 1";
+        let d = delta(fen, |p| {
+            p.threat_minor_mg += 20;
+            p.threat_minor_eg += 20;
+        });
+        assert!((19..=21).contains(&d), "{d}");
+        // The a1 rook attacks the a8 queen (the queen's attack on the rook is no term).
+        let fen = "q3k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+        let d = delta(fen, |p| {
+            p.threat_rook_mg += 20;
+            p.threat_rook_eg += 20;
+        });
+        assert!((19..=21).contains(&d), "{d}");
+    }
+
+    #[test]
+    fn a_passer_far_from_the_enemy_king_and_free_scores_more() {
+        // A pawn on e6 (rank weight 4), the black king four files away on a8.
+        let far = "k7/8/4P3/8/8/8/8/7K w - - 0 1";
+        let d = delta(far, |p| p.passer_their_king_eg += 1);
+        assert!((15..=17).contains(&d), "{d}");
+        // Blocked by the black king on e7: the blocked term costs it 4 per unit.
+        let blocked = "8/4k3/4P3/8/8/8/8/7K w - - 0 1";
+        let d = delta(blocked, |p| p.passer_blocked_eg += 1);
+        assert!((-5..=-3).contains(&d), "{d}");
+        // A pawn on its second rank is left to the pawn-structure terms.
+        let back = "k7/8/8/8/8/8/4P3/7K w - - 0 1";
+        assert_eq!(delta(back, |p| p.passer_their_king_eg += 1), 0);
+    }
+
     fn assert_symmetric(rules: Rules, p: &Board, params: &Params) {
         let fen = p.to_fen();
         let q = Board::from_fen(rules, &flip_fen(&fen)).unwrap_or_else(|e| panic!("{fen}: {e}"));

@@ -69,6 +69,12 @@ impl PawnCounts {
         }
     }
 
+    /// Whether this side has a passed pawn (the evaluation then scores the king race).
+    #[inline]
+    pub(crate) fn has_passers(&self) -> bool {
+        self.passed.iter().any(|&n| n > 0)
+    }
+
     /// The (mg, eg) score of these features under the weights `p`.
     #[inline]
     pub(crate) fn score(&self, p: &Params) -> (i32, i32) {

@@ -2,8 +2,9 @@
 //!
 //! The 8x8 board (`board8`, u64 bitboards) and the Gustavian board (`gustavian`, u128
 //! bitboards on a 10x8 grid with holes) score a position with the same terms: tapered
-//! material, piece-square shapes, mobility, rooks on open files, bishop pair, attackers of the
-//! enemy king's zone, pawn structure, king shelter, castling. Written twice, the copies would
+//! material, piece-square shapes, mobility, rooks on open files, bishop pair, threats (pieces
+//! attacked by cheaper ones), attackers of the enemy king's zone, pawn structure, king
+//! shelter, castling. Written twice, the copies would
 //! drift apart with every tuning change, so the terms live here once, in [`evaluate_side`].
 //!
 //! A board takes part by implementing [`EvalBoard`]: its piece sets, attack sets and file
@@ -225,18 +226,27 @@ fn evaluate_side<B: EvalBoard>(
     let their_king = board.king(them);
     let zone = B::king_attacks(their_king) | B::square_bb(their_king);
     let mut act = Activity::default();
+    // What the minor pieces and the rooks attack, for the threats below.
+    let mut minor_reach = B::Bitboard::EMPTY;
+    let mut rook_reach = B::Bitboard::EMPTY;
 
     for sq in board.pieces(color, Role::Knight) {
         let weights = (p.knight_mob_mg, p.knight_mob_eg);
-        act.piece(B::knight_attacks(sq), safe, zone, weights, 4);
+        let reach = B::knight_attacks(sq);
+        minor_reach = minor_reach | reach;
+        act.piece(reach, safe, zone, weights, 4);
     }
     for sq in board.pieces(color, Role::Bishop) {
         let weights = (p.bishop_mob_mg, p.bishop_mob_eg);
-        act.piece(B::bishop_attacks(sq, occ), safe, zone, weights, 6);
+        let reach = B::bishop_attacks(sq, occ);
+        minor_reach = minor_reach | reach;
+        act.piece(reach, safe, zone, weights, 6);
     }
     for sq in board.pieces(color, Role::Rook) {
         let weights = (p.rook_mob_mg, p.rook_mob_eg);
-        act.piece(B::rook_attacks(sq, occ), safe, zone, weights, 7);
+        let reach = B::rook_attacks(sq, occ);
+        rook_reach = rook_reach | reach;
+        act.piece(reach, safe, zone, weights, 7);
         if B::rook_file_counts(sq.file()) {
             let file = B::file_mask(sq.file());
             if (file & own_pawns).is_empty() {
@@ -276,6 +286,21 @@ fn evaluate_side<B: EvalBoard>(
     }
     mg += act.mg;
     eg += act.eg;
+
+    // Threats: an enemy piece attacked by a cheaper one must move or be lost, and often
+    // cannot do both for two at once. The search sees the one it plays out; these see them
+    // at the leaves.
+    let their_queens = board.pieces(them, Role::Queen);
+    let their_majors = board.pieces(them, Role::Rook) | their_queens;
+    let their_pieces = board.pieces(them, Role::Knight)
+        | board.pieces(them, Role::Bishop)
+        | their_majors
+        | board.secutors(them);
+    let by_pawn = (B::pawn_attack_set(color, own_pawns) & their_pieces).count() as i32;
+    let by_minor = (minor_reach & their_majors).count() as i32;
+    let by_rook = (rook_reach & their_queens).count() as i32;
+    mg += p.threat_pawn_mg * by_pawn + p.threat_minor_mg * by_minor + p.threat_rook_mg * by_rook;
+    eg += p.threat_pawn_eg * by_pawn + p.threat_minor_eg * by_minor + p.threat_rook_eg * by_rook;
     if sums.count(color, Role::Bishop) > 1 {
         mg += p.bishop_pair_mg;
         eg += p.bishop_pair_eg;
@@ -286,6 +311,9 @@ fn evaluate_side<B: EvalBoard>(
     let (pawn_mg, pawn_eg) = pawns.score(p);
     mg += pawn_mg;
     eg += pawn_eg;
+    if pawns.has_passers() {
+        eg += passer_race(board, color, p);
+    }
 
     // King safety: pawns in front of the king, an open king file, castling.
     let king = board.king(color);
@@ -302,4 +330,40 @@ fn evaluate_side<B: EvalBoard>(
     }
     mg += p.castling_right_mg * board.castling_rights(color);
     (mg, eg)
+}
+
+/// Chebyshev distance: king moves between two squares (holes aside).
+#[inline]
+fn distance<S: SquareName>(a: S, b: S) -> i32 {
+    let df = (i32::from(a.file()) - i32::from(b.file())).abs();
+    let dr = (i32::from(a.rank()) - i32::from(b.rank())).abs();
+    df.max(dr)
+}
+
+/// End-game worth of `color`'s passed pawns beyond their rank (which the pawn cache scores):
+/// a passer far from the enemy king and escorted by its own runs; a blocked one does not. The
+/// pieces move every ply, so this cannot live in the pawn cache; each term grows with how far
+/// the pawn has come.
+fn passer_race<B: EvalBoard>(board: &B, color: Color, p: &Params) -> i32 {
+    let them = !color;
+    let their_pawns = board.pieces(them, Role::Pawn);
+    let occ = board.occupied();
+    let (own_king, their_king) = (board.king(color), board.king(them));
+    let mut eg = 0;
+    for sq in board.pieces(color, Role::Pawn) {
+        if (B::passed_span(color, sq) & their_pawns).nonempty() {
+            continue;
+        }
+        let w = i32::from(B::relative_rank(color, sq)) - 1;
+        if w <= 0 {
+            continue;
+        }
+        eg += w
+            * (p.passer_their_king_eg * distance(their_king, sq)
+                - p.passer_own_king_eg * distance(own_king, sq));
+        if (B::forward(color, B::square_bb(sq)) & occ).nonempty() {
+            eg -= w * p.passer_blocked_eg;
+        }
+    }
+    eg
 }
