@@ -49,7 +49,7 @@ impl Limits {
         let left = self.time[side.index()]?;
         let inc = self.inc[side.index()];
         let usable = left.saturating_sub(OVERHEAD).max(Duration::from_millis(1));
-        let moves = self.movestogo.unwrap_or(30).clamp(1, 50);
+        let moves = self.movestogo.unwrap_or(25).clamp(1, 50);
         let soft = (usable / moves + inc * 3 / 4).min(usable / 2);
         let hard = (soft * 3).min(usable * 3 / 4).max(soft);
         Some(TimeBudget { soft, hard })

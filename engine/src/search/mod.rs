@@ -283,6 +283,8 @@ impl<P: SearchPosition> Searcher<P> {
             .unwrap_or(MAX_PLY as u32 - 8)
             .clamp(1, MAX_PLY as u32 - 8);
         let mut score = 0;
+        // Iterations in a row that kept the best move: a stable choice needs less time.
+        let mut stable = 0u32;
         for depth in 1..=max_depth {
             self.seldepth = 0;
             let d = depth as i32;
@@ -318,7 +320,14 @@ impl<P: SearchPosition> Searcher<P> {
                 }
                 break;
             }
+            let previous_score = score;
             score = iteration_score;
+            let best_now = self.pv[0].first().copied().or(result.best);
+            stable = if best_now == result.best {
+                stable + 1
+            } else {
+                0
+            };
             result = SearchResult {
                 best: self.pv[0].first().copied().or(result.best),
                 score,
@@ -346,7 +355,19 @@ impl<P: SearchPosition> Searcher<P> {
                 }
             }
             if let Some(b) = budget {
-                if self.start.elapsed() >= b.soft * 6 / 10 {
+                // Another iteration takes about as long as all before it: start one only
+                // while it may finish within the soft budget. A best move that keeps changing,
+                // or a score that fell, earns more of it; a settled one, less.
+                let mut share: u32 = match stable {
+                    0 => 100,
+                    1 => 75,
+                    2 => 60,
+                    _ => 45,
+                };
+                if depth > 4 && score < previous_score - 30 {
+                    share += 25;
+                }
+                if self.start.elapsed() >= b.soft * share / 100 {
                     break;
                 }
             }
