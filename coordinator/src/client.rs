@@ -185,6 +185,7 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
                 p.name, p.value, p.start, p.min, p.max
             );
         }
+        let _ = writeln!(s, "  as a run's options: {}", spsa_options(&d.spsa));
     }
     if !d.study.is_empty() {
         let _ = writeln!(
@@ -244,9 +245,47 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
     s
 }
 
+/// The tuned values as a run's `options = { ... }` table, rounded as the engine's integer
+/// parameters take them: pasted into `[runs.first]` of an SPRT plan, they test the tune
+/// against the defaults (typing thirteen values by hand from the table above invites a slip).
+fn spsa_options(params: &[pb::SpsaParam]) -> String {
+    let bare = |n: &str| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    let fields: Vec<String> = params
+        .iter()
+        .map(|p| {
+            let name = if bare(&p.name) {
+                p.name.clone()
+            } else {
+                format!("{:?}", p.name)
+            };
+            // `as` saturates: no wrap on an absurd value.
+            format!("{name} = {}", p.value.round() as i64)
+        })
+        .collect();
+    format!("options = {{ {} }}", fields.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tuned_values_print_as_an_options_table_a_plan_reads() {
+        let param = |name: &str, value: f64| pb::SpsaParam {
+            name: name.into(),
+            value,
+            ..Default::default()
+        };
+        let line = spsa_options(&[param("Tempo", 13.56), param("Use NNUE", -0.4)]);
+        assert_eq!(line, r#"options = { Tempo = 14, "Use NNUE" = 0 }"#);
+        // It is TOML: a plan's options table reads it back.
+        let table: toml::Table = toml::from_str(&line).expect("TOML");
+        assert_eq!(table["options"]["Tempo"].as_integer(), Some(14));
+    }
 
     #[test]
     fn a_study_shows_no_elo_of_an_engine_against_itself() {
