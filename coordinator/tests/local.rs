@@ -264,3 +264,64 @@ fn a_clock_run_plays_its_games_on_the_clock() {
         }
     }
 }
+
+/// Stopping a long run early (SIGINT, as Ctrl-C sends) ends with where each run stands:
+/// games played and the SPRT's figures so far, not only "interrupted".
+#[test]
+fn an_interrupted_plan_prints_its_figures_so_far() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("long.toml");
+    std::fs::write(
+        &plan,
+        "title = \"long\"\n[[runs]]\nname = \"long-sprt\"\nkind = \"sprt\"\ngames = 100000\n\
+         seed = 1\n[runs.limits]\nnodes = 100\n[[runs.variants]]\nvariant = \"latte\"\n\
+         ruleset = \"normal\"\n[runs.first]\nengine = \"builtin\"\n[runs.second]\n\
+         engine = \"builtin\"\n[runs.sprt]\nelo0 = 0.0\nelo1 = 5.0\n",
+    )
+    .expect("write");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_coordinator"))
+        .arg("local")
+        .arg(&plan)
+        .arg("--state")
+        .arg(dir.path().join("state"))
+        .args(["--workers", "2", "--no-http"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("coordinator runs");
+    // Wait until games are being counted, then interrupt. Stderr is read to its end by a
+    // thread, so the child never writes into a closed pipe.
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = String::new();
+    for line in rx.iter() {
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.starts_with("progress: run 1") && !line.contains(": 0/") {
+            break;
+        }
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let out = child.wait_with_output().expect("exits");
+    reader.join().expect("stderr reader");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}\n{seen}");
+    assert!(stdout.contains("interrupted: "), "{stdout}");
+    assert!(stdout.contains("run \"long-sprt\" so far:"), "{stdout}");
+    assert!(
+        stdout.contains("SPRT ") && stdout.contains("LLR"),
+        "{stdout}"
+    );
+}

@@ -182,15 +182,23 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         }
         let ids = match played {
             None => {
+                let mut stdout = format!(
+                    "interrupted: finished games are saved in {}; run the same command again to resume\n",
+                    state.display()
+                );
+                // Where each run stands: stopping a long SPRT or SPSA early is common, and its
+                // figures so far are what the user stopped it to see.
+                if let Ok(list) = admin.list_runs(pb::ListRunsRequest {}).await {
+                    for r in list.into_inner().runs.iter().rev() {
+                        if let Ok(d) = show(&mut admin, r.run_id).await {
+                            stdout.push_str(&format!("\nrun {:?} so far:\n", r.name));
+                            stdout.push_str(&client::format_detail(&d));
+                        }
+                    }
+                }
                 let _ = stop_server.send(());
                 let _ = server.await;
-                return Ok(Outcome {
-                    stdout: format!(
-                        "interrupted: finished games are saved in {}; run the same command again to resume\n",
-                        state.display()
-                    ),
-                    code: 130,
-                });
+                return Ok(Outcome { stdout, code: 130 });
             }
             Some(r) => r?,
         };
