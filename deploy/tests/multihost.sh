@@ -44,7 +44,10 @@ BIN=$(cd "$BIN" && pwd)
 TIMEOUT=${MULTIHOST_TIMEOUT:-300}
 LEASE_TIMEOUT=4      # seconds without a heartbeat before a lease expires
 CUT_SECONDS=25       # worker 3's link is down this long (> lease timeout + keep-alive)
-PAIRS=90             # game pairs in the run
+PAIRS=300            # game pairs: enough that the run outlasts the cut and worker 3's
+                     # reconnect back-off (which grows while its link is down), so it
+                     # finishes pairs of new leases; at 90, w1 and w2 played them all
+                     # during the cut on a fast day
 NET=10.77.0          # the test's own subnet, inside its namespaces only
 P="vcmh$$"           # namespace prefix: unique per run
 W=$(mktemp -d /tmp/multihost.XXXXXX)
@@ -219,8 +222,24 @@ log "run finished"
 admin verify "$RUN" >"$W/verify.out" 2>&1 || { cat "$W/verify.out"; fail "run verify found a mismatch"; }
 log "coordinator run verify: $(tail -n1 "$W/verify.out")"
 admin show "$RUN" >"$W/show.out"
-# Workers first (one signal: their spools are empty, they exit), then the rest.
-ns_pids | xargs -r kill -TERM 2>/dev/null || true
+# Workers first, while the coordinator still answers: one signal, and a worker with a report
+# still spooled (worker 3's of a lease that expired during the cut may sit in its retry
+# back-off) delivers it and exits. A second signal makes it exit at once, its spool kept on
+# disk. Then the coordinator and the rest. Every wait is bounded: CI once hung here for good
+# when the coordinator went down together with the workers and worker 3 waited for it.
+worker_pids() { for h in w1 w2 w3; do ip netns pids "$P-$h" 2>/dev/null || true; done; }
+stop_all() { # signal, seconds, then the pids to watch come from the function named in $3
+    local sig=$1 secs=$2 which=$3 until=$(( $(date +%s) + $2 ))
+    $which | xargs -r kill -"$sig" 2>/dev/null || true
+    while [ -n "$($which)" ] && [ "$(date +%s)" -lt "$until" ]; do sleep 0.2; done
+    [ -z "$($which)" ]
+}
+if [ -n "$(worker_pids)" ]; then
+    stop_all TERM 20 worker_pids \
+        || { log "workers still running 20 s after one signal: a second"; stop_all TERM 10 worker_pids; } \
+        || { log "workers still running: killed"; stop_all KILL 5 worker_pids; } || true
+fi
+stop_all TERM 10 ns_pids || stop_all KILL 5 ns_pids || true
 wait 2>/dev/null || true
 PIDS=()
 
