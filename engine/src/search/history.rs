@@ -45,6 +45,20 @@ impl PieceTo {
     }
 }
 
+/// A quiet move as the history tables key it: the mover, its from- and to-squares (dense
+/// indices below 128) and its piece-to key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quiet {
+    /// The side that moves.
+    pub side: Color,
+    /// Dense index of the from-square.
+    pub from: usize,
+    /// Dense index of the to-square.
+    pub to: usize,
+    /// The moved piece and its target.
+    pub piece_to: PieceTo,
+}
+
 /// The bound of the butterfly and continuation histories.
 pub const HISTORY_MAX: i32 = 16_384;
 /// Butterfly entries per side (from × to).
@@ -109,37 +123,22 @@ impl<M: Copy + Eq> Histories<M> {
     /// The ordering score of a quiet move: its butterfly history plus its continuation
     /// histories after the moves one (`prev[0]`) and two (`prev[1]`) plies back.
     #[inline]
-    pub fn quiet_score(
-        &self,
-        side: Color,
-        from: usize,
-        to: usize,
-        this: PieceTo,
-        prev: [PieceTo; 2],
-    ) -> i32 {
-        self.butterfly[Self::butterfly_index(side, from, to)]
-            + i32::from(self.continuation[Self::continuation_index(prev[0], this)])
-            + i32::from(self.continuation[Self::continuation_index(prev[1], this)])
+    pub fn quiet_score(&self, q: Quiet, prev: [PieceTo; 2]) -> i32 {
+        self.butterfly[Self::butterfly_index(q.side, q.from, q.to)]
+            + i32::from(self.continuation[Self::continuation_index(prev[0], q.piece_to)])
+            + i32::from(self.continuation[Self::continuation_index(prev[1], q.piece_to)])
     }
 
     /// Rewards (positive `bonus`) or punishes a quiet move in every table it is scored by.
-    pub fn update_quiet(
-        &mut self,
-        side: Color,
-        from: usize,
-        to: usize,
-        this: PieceTo,
-        prev: [PieceTo; 2],
-        bonus: i32,
-    ) {
+    pub fn update_quiet(&mut self, q: Quiet, prev: [PieceTo; 2], bonus: i32) {
         gravity(
-            &mut self.butterfly[Self::butterfly_index(side, from, to)],
+            &mut self.butterfly[Self::butterfly_index(q.side, q.from, q.to)],
             bonus,
             HISTORY_MAX,
         );
         for p in prev {
             if !p.is_none() {
-                let h = &mut self.continuation[Self::continuation_index(p, this)];
+                let h = &mut self.continuation[Self::continuation_index(p, q.piece_to)];
                 let mut v = i32::from(*h);
                 gravity(&mut v, bonus, HISTORY_MAX);
                 // Gravity keeps |v| ≤ HISTORY_MAX < i16::MAX.
@@ -200,20 +199,33 @@ mod tests {
     fn gravity_keeps_values_bounded() {
         let mut h: Histories<u32> = Histories::new();
         let this = PieceTo::new(Color::White, Role::Knight, 21);
+        let knight = Quiet {
+            side: Color::White,
+            from: 6,
+            to: 21,
+            piece_to: this,
+        };
         let prev = [PieceTo::new(Color::Black, Role::Pawn, 35), PieceTo::NONE];
         for _ in 0..10_000 {
-            h.update_quiet(Color::White, 6, 21, this, prev, stat_bonus(40));
+            h.update_quiet(knight, prev, stat_bonus(40));
         }
-        let s = h.quiet_score(Color::White, 6, 21, this, prev);
+        let s = h.quiet_score(knight, prev);
         assert!((1..=2 * HISTORY_MAX).contains(&s), "{s}");
         for _ in 0..10_000 {
-            h.update_quiet(Color::White, 6, 21, this, prev, -stat_bonus(40));
+            h.update_quiet(knight, prev, -stat_bonus(40));
         }
-        let s = h.quiet_score(Color::White, 6, 21, this, prev);
+        let s = h.quiet_score(knight, prev);
         assert!((-2 * HISTORY_MAX..0).contains(&s), "{s}");
         // The NONE row is never written: a move after the root or a null move reads neutral.
         assert_eq!(
-            h.quiet_score(Color::White, 0, 0, this, [PieceTo::NONE; 2]),
+            h.quiet_score(
+                Quiet {
+                    from: 0,
+                    to: 0,
+                    ..knight
+                },
+                [PieceTo::NONE; 2]
+            ),
             0
         );
     }

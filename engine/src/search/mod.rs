@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use crate::eval::{see_value, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::{MoveInfo, MoveList};
-use history::{stat_bonus, Histories, PieceTo};
+use history::{stat_bonus, Histories, PieceTo, Quiet};
 pub use limits::{Limits, TimeBudget};
 use tt::{Bound, TranspositionTable, NO_EVAL};
 
@@ -426,15 +426,20 @@ impl<P: SearchPosition> Searcher<P> {
         PieceTo::new(pos.turn(), info.role, P::square_index(info.to))
     }
 
+    /// A quiet move of the side to move, as the history tables key it.
+    #[inline]
+    fn quiet(pos: &P, info: &MoveInfo<P::Square>) -> Quiet {
+        Quiet {
+            side: pos.turn(),
+            from: P::square_index(info.from),
+            to: P::square_index(info.to),
+            piece_to: Self::piece_to(pos, info),
+        }
+    }
+
     #[inline]
     fn quiet_score(&self, pos: &P, info: &MoveInfo<P::Square>, prev: [PieceTo; 2]) -> i32 {
-        self.histories.quiet_score(
-            pos.turn(),
-            P::square_index(info.from),
-            P::square_index(info.to),
-            Self::piece_to(pos, info),
-            prev,
-        )
+        self.histories.quiet_score(Self::quiet(pos, info), prev)
     }
 
     /// Orders moves: table move, good captures and promotions by victim, killers, the counter
@@ -844,13 +849,7 @@ impl<P: SearchPosition> Searcher<P> {
                 best.max(alpha)
             };
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if alpha > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best, original_alpha, alpha, beta);
         if excluded.is_none() {
             let best_is_quiet = best_move.is_none_or(|m| {
                 let info = pos.move_info(m);
@@ -902,21 +901,12 @@ impl<P: SearchPosition> Searcher<P> {
         }
         self.histories.set_counter(prev[0], mv);
         let bonus = stat_bonus(depth);
-        let side = pos.turn();
-        let update = |h: &mut Histories<P::Move>, info: &MoveInfo<P::Square>, b: i32| {
-            h.update_quiet(
-                side,
-                P::square_index(info.from),
-                P::square_index(info.to),
-                PieceTo::new(side, info.role, P::square_index(info.to)),
-                prev,
-                b,
-            );
-        };
-        update(&mut self.histories, info, bonus);
+        self.histories
+            .update_quiet(Self::quiet(pos, info), prev, bonus);
         for &q in tried {
             let qi = pos.move_info(q);
-            update(&mut self.histories, &qi, -bonus);
+            self.histories
+                .update_quiet(Self::quiet(pos, &qi), prev, -bonus);
         }
     }
 
@@ -1018,13 +1008,7 @@ impl<P: SearchPosition> Searcher<P> {
                 }
             }
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if alpha > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best, original_alpha, alpha, beta);
         self.tt.store(
             key,
             best_move.map_or(0, P::move_code),

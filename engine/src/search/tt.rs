@@ -11,6 +11,21 @@ pub enum Bound {
     Upper,
 }
 
+impl Bound {
+    /// The bound of a search result: `best` from a window that opened at `original_alpha`, was
+    /// raised to `alpha` by the moves tried, and closes at `beta`.
+    #[inline]
+    pub fn of(best: i32, original_alpha: i32, alpha: i32, beta: i32) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
 /// The stored static evaluation of a position in check (which has none).
 pub const NO_EVAL: i16 = i16::MIN;
 
