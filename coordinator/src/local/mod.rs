@@ -353,18 +353,8 @@ async fn play_plan(
 
 /// One line of live figures: Elo, LLR or the SPSA parameters.
 fn live_figures(d: &pb::RunDetail) -> String {
-    if let Some(p) = &d.sprt {
-        let llr = format!(
-            "LLR {:.2} [{:.2}, {:.2}]",
-            p.llr, p.lower_bound, p.upper_bound
-        );
-        return match &d.elo {
-            Some(e) => format!(
-                "Elo {:+.1} [{:+.1}, {:+.1}], {llr}",
-                e.elo, e.ci_low, e.ci_high
-            ),
-            None => llr,
-        };
+    if let Some(figures) = progress::sprt_figures(d) {
+        return figures;
     }
     if !d.spsa.is_empty() {
         let shown: Vec<String> = d

@@ -110,27 +110,31 @@ fn eta(remaining_games: u64, games_per_sec: f64) -> String {
     short_duration(secs.round() as u64)
 }
 
+/// An SPRT's Elo (when it has games) and its LLR against the bounds, or `None` for a run
+/// without an SPRT. The LLR says how near a decision is; the Elo, what it is heading for
+/// (fishtest shows both: an LLR alone hides a test drifting toward a tiny gain).
+pub(super) fn sprt_figures(d: &pb::RunDetail) -> Option<String> {
+    let p = d.sprt.as_ref()?;
+    let llr = format!(
+        "LLR {:.2} [{:.2}, {:.2}]",
+        p.llr, p.lower_bound, p.upper_bound
+    );
+    Some(match &d.elo {
+        Some(e) => format!(
+            "Elo {:+.1} [{:+.1}, {:+.1}], {llr}",
+            e.elo, e.ci_low, e.ci_high
+        ),
+        None => llr,
+    })
+}
+
 /// The figure a reader of a run of this kind waits for: the LLR against its bounds (SPRT), the
 /// iterations (SPSA), White's score under the first rule-set (study), Elo with its interval
 /// (match). Empty while there is nothing to show yet.
 fn key_figure(d: &pb::RunDetail) -> String {
     let kind = d.summary.as_ref().map_or("", |s| s.kind.as_str());
     match kind {
-        // The LLR says how near a decision is; the Elo, what it is heading for (fishtest
-        // shows both: an LLR alone hides a test drifting toward a tiny gain).
-        "sprt" => d.sprt.as_ref().map_or_else(String::new, |p| {
-            let llr = format!(
-                "LLR {:.2} [{:.2}, {:.2}]",
-                p.llr, p.lower_bound, p.upper_bound
-            );
-            match &d.elo {
-                Some(e) => format!(
-                    "Elo {:+.1} [{:+.1}, {:+.1}], {llr}",
-                    e.elo, e.ci_low, e.ci_high
-                ),
-                None => llr,
-            }
-        }),
+        "sprt" => sprt_figures(d).unwrap_or_default(),
         "spsa" => d
             .spsa
             .first()
