@@ -200,18 +200,30 @@ pub(crate) fn nearest<const D: usize>(set: Bitboard) -> Square {
 }
 
 /// Slider attacks from `sq` in direction `D`: every square up to and including the first
-/// occupied one.
+/// occupied one. Branch-free, because whether a ray is blocked is data the branch predictor
+/// cannot learn: towards higher indices `x ^ (x - 1)` keeps every bit up to the lowest
+/// blocker (all of them when there is none); towards lower ones the highest blocker of
+/// `x | 1` is found, and the empty rays of cell 0 make "no blocker" come out as the whole ray.
 #[inline(always)]
 pub(crate) fn ray_attacks<const D: usize>(sq: Square, occ: Bitboard) -> Bitboard {
     let r = RAYS[D][sq.index()];
-    let b = r & occ.0;
-    if b == 0 {
-        Bitboard(r)
+    let x = r & occ.0;
+    if D < 4 {
+        Bitboard(r & (x ^ x.wrapping_sub(1)))
     } else {
-        let f = nearest::<D>(Bitboard(b));
-        Bitboard(r ^ RAYS[D][f.index()])
+        let f = 127 - (x | 1).leading_zeros() as usize;
+        Bitboard(r ^ RAYS[D][f])
     }
 }
+
+/// The negative rays of cell 0 are empty: what `ray_attacks` relies on for an unblocked ray.
+const _: () = {
+    let mut d = 4;
+    while d < 8 {
+        assert!(RAYS[d][0] == 0);
+        d += 1;
+    }
+};
 
 /// Bishop attacks.
 #[inline]
@@ -253,13 +265,7 @@ pub(crate) fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
 /// sliding from `sq` over empty squares (possibly `sq` itself).
 #[inline(always)]
 pub(crate) fn collision_point<const D: usize>(sq: Square, occ: Bitboard) -> Square {
-    let b = RAYS[D][sq.index()] & occ.0;
-    if b == 0 {
-        Square::from_index_unchecked(RAY_END[D][sq.index()])
-    } else {
-        let f = nearest::<D>(Bitboard(b));
-        Square::from_index_unchecked((f.index() as i32 - STEP[D] as i32) as u8)
-    }
+    slide_and_collision::<D>(sq, occ).1
 }
 
 /// The squares a Secutor on `sq` attacks: for each orthogonal direction, the two diagonals
@@ -286,18 +292,17 @@ pub(crate) fn secutor_attacks(sq: Square, occ: Bitboard) -> Bitboard {
 /// the first occupied one, as a rook's) and its collision point P, in one ray lookup.
 #[inline(always)]
 fn slide_and_collision<const D: usize>(sq: Square, occ: Bitboard) -> (Bitboard, Square) {
-    let r = RAYS[D][sq.index()];
-    let b = r & occ.0;
-    if b == 0 {
-        (
-            Bitboard(r),
-            Square::from_index_unchecked(RAY_END[D][sq.index()]),
-        )
+    let slide = ray_attacks::<D>(sq, occ);
+    // P is the last empty square of the slide (the slide's far end when nothing blocks it),
+    // or `sq` itself when the first square is occupied.
+    let x = slide.0 & occ.0;
+    let end = RAY_END[D][sq.index()];
+    let p = if x == 0 {
+        end
     } else {
-        let f = nearest::<D>(Bitboard(b));
-        let p = Square::from_index_unchecked((f.index() as i32 - STEP[D] as i32) as u8);
-        (Bitboard(r ^ RAYS[D][f.index()]), p)
-    }
+        (nearest::<D>(Bitboard(x)).index() as i32 - STEP[D] as i32) as u8
+    };
+    (slide, Square::from_index_unchecked(p))
 }
 
 /// A Secutor's rook reach (its quiet moves are the empty squares of it) together with its
