@@ -5,12 +5,12 @@
 use super::attacks;
 use super::board::Board;
 use super::castling::Letter;
-use super::moves::{Move, MoveKind};
+use super::moves::Move;
 use super::square::{Bitboard, Square};
 use super::zobrist;
 use crate::eval::sums::recount;
 use crate::eval::terms::{self, BitSet, EvalBoard};
-use crate::eval::{pst, see_value, EvalSums, PawnCache, SearchPosition};
+use crate::eval::{pst, see, EvalSums, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::types::{Color, Piece, Role};
 
@@ -203,25 +203,6 @@ impl EvalBoard for Board {
     }
 }
 
-impl Board {
-    /// The least valuable of `color`'s pieces in `set`.
-    fn least_valuable(&self, set: Bitboard, color: Color) -> Option<(Square, Role)> {
-        for role in [
-            Role::Pawn,
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-        ] {
-            if let Some(sq) = (set & self.pieces(color, role)).first() {
-                return Some((sq, role));
-            }
-        }
-        None
-    }
-}
-
 impl SearchPosition for Board {
     type NullUndo = Option<Square>;
 
@@ -237,61 +218,9 @@ impl SearchPosition for Board {
         recount(self)
     }
 
-    /// The swap algorithm on the target square, with x-rays revealed as pieces leave.
     fn see_ge(&self, mv: Move, threshold: i32, p: &Params) -> bool {
-        let (from, to) = (mv.from(), mv.to());
-        let captured = match mv.kind() {
-            MoveKind::Castle(_) => return threshold <= 0,
-            MoveKind::EnPassant => see_value(Role::Pawn, p),
-            _ => self.at(to).map_or(0, |v| see_value(v.role, p)),
-        };
-        let mut swap = captured - threshold;
-        if swap < 0 {
-            return false;
-        }
-        let mover = self.at(from).map_or(Role::Pawn, |x| x.role);
-        swap = see_value(mover, p) - swap;
-        if swap <= 0 {
-            return true;
-        }
-        let mut occ = self.occupied ^ from.bb() ^ to.bb();
-        if mv.kind() == MoveKind::EnPassant {
-            occ ^= to.forward_of(!self.turn).bb();
-        }
-        let diag = self.role_bb(Role::Bishop) | self.role_bb(Role::Queen);
-        let orth = self.role_bb(Role::Rook) | self.role_bb(Role::Queen);
-        let mut attackers =
-            self.attackers_to(to, Color::White, occ) | self.attackers_to(to, Color::Black, occ);
-        let mut stm = self.turn;
-        let mut res = true;
-        loop {
-            stm = !stm;
-            attackers &= occ;
-            let ours = attackers & self.color_bb(stm);
-            let Some((sq, role)) = self.least_valuable(ours, stm) else {
-                break;
-            };
-            res = !res;
-            if role == Role::King {
-                return if (attackers & !self.color_bb(stm)).nonempty() {
-                    !res
-                } else {
-                    res
-                };
-            }
-            swap = see_value(role, p) - swap;
-            if swap < i32::from(res) {
-                break;
-            }
-            occ ^= sq.bb();
-            if matches!(role, Role::Pawn | Role::Bishop | Role::Queen) {
-                attackers |= attacks::bishop(to, occ) & diag;
-            }
-            if matches!(role, Role::Rook | Role::Queen) {
-                attackers |= attacks::rook(to, occ) & orth;
-            }
-        }
-        res
+        let info = crate::position::Position::move_info(self, mv);
+        see::see_ge(self, self.turn, info, threshold, p)
     }
 
     fn make_null(&mut self) -> Option<Square> {
@@ -333,6 +262,7 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
+    use crate::eval::see_value;
     use crate::position::Position as _;
     use crate::variant::Rules;
 
@@ -403,6 +333,83 @@ mod tests {
         let rules = Rules::parse("chess", None).expect("chess");
         let b = Board::from_fen(rules, fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
         b.evaluate(params, &mut PawnCache::new())
+    }
+
+    /// The SEE of the move `uci` in the chess position `fen`, as the largest threshold it
+    /// passes, checked one centipawn either side of `expected`.
+    fn assert_see(fen: &str, uci: &str, expected: i32, params: &Params) {
+        let rules = Rules::parse("chess", None).expect("chess");
+        let b = Board::from_fen(rules, fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        let mv = b
+            .legal_move_list()
+            .into_iter()
+            .find(|&m| b.move_info(m).uci() == uci)
+            .unwrap_or_else(|| panic!("{uci} is not legal in {fen}"));
+        assert!(
+            b.see_ge(mv, expected, params),
+            "{fen} {uci}: below {expected}"
+        );
+        assert!(
+            !b.see_ge(mv, expected + 1, params),
+            "{fen} {uci}: above {expected}"
+        );
+    }
+
+    /// The exchange rules of the shared SEE on the 8x8 board, each expected value built from
+    /// the parameters' piece values.
+    #[test]
+    fn see_cases() {
+        let params = Params::default();
+        let v = |role| see_value(role, &params);
+        // An undefended pawn.
+        assert_see(
+            "1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1",
+            "e1e5",
+            v(Role::Pawn),
+            &params,
+        );
+        // A knight defended by a pawn, taken by a pawn.
+        assert_see(
+            "4k3/8/3p4/4n3/3P4/8/8/4K3 w - - 0 1",
+            "d4e5",
+            v(Role::Knight) - v(Role::Pawn),
+            &params,
+        );
+        // A queen taking a defended pawn loses herself for it.
+        assert_see(
+            "4k3/8/3p4/4p3/8/8/8/4QK2 w - - 0 1",
+            "e1e5",
+            v(Role::Pawn) - v(Role::Queen),
+            &params,
+        );
+        // Black's second rook is revealed only when the first recaptures (an x-ray), and it
+        // makes White's rook recapture pointless: knight for pawn. Without it White would win
+        // the rook, so Black would not take the knight at all.
+        assert_see(
+            "4r1k1/4r3/8/4p3/8/5N2/8/4R1K1 w - - 0 1",
+            "f3e5",
+            v(Role::Pawn) - v(Role::Knight),
+            &params,
+        );
+        // The rook behind the capturing one defends the target, so the king may not take
+        // back: a whole rook.
+        assert_see(
+            "4k3/4r3/8/8/8/8/4R3/4R1K1 w - - 0 1",
+            "e2e7",
+            v(Role::Rook),
+            &params,
+        );
+        // Without the second rook the king recaptures: rook for rook.
+        assert_see("4k3/4r3/8/8/8/8/4R3/6K1 w - - 0 1", "e2e7", 0, &params);
+        // En passant wins the pawn that is not on the target square.
+        assert_see(
+            "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+            "e5d6",
+            v(Role::Pawn),
+            &params,
+        );
+        // Castling exchanges nothing.
+        assert_see("4k3/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1", 0, &params);
     }
 
     /// How much White's evaluation of `fen` moves when `change` edits the parameters.

@@ -6,6 +6,7 @@
 
 mod pawns;
 pub mod pst;
+pub(crate) mod see;
 pub(crate) mod sums;
 pub(crate) mod terms;
 

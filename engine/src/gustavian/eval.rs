@@ -8,17 +8,15 @@
 //! a corner king is sheltered by the b/i file. The Secutor's collision attacks also count on
 //! the enemy king's zone and in the exchange on a square (SEE).
 
-use super::attacks::{
-    self, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks, secutor_attacks,
-};
+use super::attacks;
 use super::bitboard::{Bitboard, ALL};
 use super::board::{Position, BK, BQ, WK, WQ};
-use super::moves::{Move, MoveKind};
+use super::moves::Move;
 use super::square::{Square, CELLS, FILES, RANKS};
 use super::zobrist;
 use crate::eval::sums::recount;
 use crate::eval::terms::{self, BitSet, EvalBoard};
-use crate::eval::{pst, see_value, EvalSums, PawnCache, SearchPosition};
+use crate::eval::{pst, see, EvalSums, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::types::{Color, Piece, Role};
 
@@ -277,59 +275,6 @@ impl EvalBoard for Position {
     }
 }
 
-/// The roles SEE may pick as the next capturer, king last.
-const SEE_ROLES: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Secutor,
-    Role::Rook,
-    Role::Queen,
-];
-
-impl Position {
-    /// Every piece of `color` that attacks `sq` with occupancy `occ`, counting only pieces
-    /// still on `occ` (Secutors by collision, judged with `occ`).
-    fn attackers_to(&self, sq: Square, color: Color, occ: Bitboard) -> Bitboard {
-        let us = self.by_color[color.index()] & occ;
-        let r = &self.by_role;
-        let queens = r[Role::Queen.index()];
-        let mut out = (pawn_attacks(!color, sq) & r[Role::Pawn.index()])
-            | (knight_attacks(sq) & r[Role::Knight.index()])
-            | (king_attacks(sq) & r[Role::King.index()])
-            | (bishop_attacks(sq, occ) & (r[Role::Bishop.index()] | queens))
-            | (rook_attacks(sq, occ) & (r[Role::Rook.index()] | queens));
-        out &= us;
-        for s in us & r[Role::Secutor.index()] {
-            if secutor_attacks(s, occ).has(sq) {
-                out = out.with(s);
-            }
-        }
-        out
-    }
-
-    /// The least valuable of `color`'s pieces in `set` (by the SEE values of `p`).
-    fn least_valuable(&self, set: Bitboard, color: Color, p: &Params) -> Option<(Square, Role)> {
-        let mine = set & self.by_color[color.index()];
-        let mut best: Option<(Square, Role)> = None;
-        let mut best_value = i32::MAX;
-        for role in SEE_ROLES {
-            if let Some(sq) = (mine & self.by_role[role.index()]).first() {
-                let v = see_value(role, p);
-                if v < best_value {
-                    best = Some((sq, role));
-                    best_value = v;
-                }
-            }
-        }
-        best.or_else(|| {
-            (mine & self.by_role[Role::King.index()])
-                .first()
-                .map(|sq| (sq, Role::King))
-        })
-    }
-}
-
 impl SearchPosition for Position {
     type NullUndo = Option<Square>;
 
@@ -345,53 +290,9 @@ impl SearchPosition for Position {
         recount(self)
     }
 
-    /// The swap algorithm on the target square. A Secutor's attack bends, so instead of
-    /// revealing x-rays the attackers of both sides are recomputed from scratch with the
-    /// occupancy after each capture (the target square always stays occupied).
     fn see_ge(&self, mv: Move, threshold: i32, p: &Params) -> bool {
-        let (from, to) = (mv.from(), mv.to());
-        let captured = match mv.kind() {
-            MoveKind::Castle => return threshold <= 0,
-            MoveKind::EnPassant => see_value(Role::Pawn, p),
-            _ => super::board::decode(self.code_at(to)).map_or(0, |v| see_value(v.role, p)),
-        };
-        let mut swap = captured - threshold;
-        if swap < 0 {
-            return false;
-        }
-        let mover = super::board::decode(self.code_at(from)).map_or(Role::Pawn, |x| x.role);
-        swap = see_value(mover, p) - swap;
-        if swap <= 0 {
-            return true;
-        }
-        let mut occ = self.occupied().without(from).with(to);
-        if mv.kind() == MoveKind::EnPassant {
-            let victim = match self.turn {
-                Color::White => to.index() - FILES as usize,
-                Color::Black => to.index() + FILES as usize,
-            };
-            occ = Bitboard(occ.0 & !(1u128 << victim));
-        }
-        let mut stm = self.turn;
-        let mut res = true;
-        loop {
-            stm = !stm;
-            let ours = self.attackers_to(to, stm, occ);
-            let Some((sq, role)) = self.least_valuable(ours, stm, p) else {
-                break;
-            };
-            res = !res;
-            if role == Role::King {
-                let theirs = self.attackers_to(to, !stm, occ);
-                return if theirs.nonempty() { !res } else { res };
-            }
-            swap = see_value(role, p) - swap;
-            if swap < i32::from(res) {
-                break;
-            }
-            occ = occ.without(sq);
-        }
-        res
+        let info = crate::position::Position::move_info(self, mv);
+        see::see_ge(self, self.turn, info, threshold, p)
     }
 
     fn make_null(&mut self) -> Option<Square> {
@@ -435,6 +336,8 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
+    use super::super::attacks::pawn_attacks;
+    use super::super::moves::MoveKind;
     use super::*;
     use crate::position::Position as _;
     use crate::variant::{Rules, Variant};
