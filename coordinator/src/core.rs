@@ -507,6 +507,16 @@ impl Core {
                 limits::ENGINES
             )));
         }
+        if info.features.len() > limits::FEATURES {
+            return Err(CoreError::TooLarge(format!(
+                "{} features (limit {})",
+                info.features.len(),
+                limits::FEATURES
+            )));
+        }
+        for f in &info.features {
+            check_len("feature", f, limits::FEATURE_BYTES)?;
+        }
         let mut seen = BTreeSet::new();
         for e in &info.engines {
             if !crate::config::valid_engine_name(&e.name) || e.name == "builtin" {
@@ -572,7 +582,8 @@ impl Core {
     }
 
     /// Whether a worker may play a run now: not excluded, not cooling down after a failure,
-    /// plays its variants, and declared its external engines (with the pinned digests).
+    /// plays its variants, declared its external engines (with the pinned digests) and the
+    /// features the run needs.
     fn fits(run: &Run, w: &Worker, now_ms: u64) -> bool {
         if run.excluded.contains(&w.token_name) {
             return false;
@@ -598,7 +609,10 @@ impl Core {
                     .iter()
                     .any(|e| e.name == p.engine && (p.sha256.is_empty() || e.sha256 == p.sha256))
         });
-        variants_ok && engines_ok
+        // A worker that does not declare clocks would play a clock run at its own limits.
+        let clock_ok = run.config.limits.tc.is_none()
+            || info.features.iter().any(|f| f == proto::features::CLOCK);
+        variants_ok && engines_ok && clock_ok
     }
 
     /// Slots held by a token's active leases.

@@ -107,6 +107,9 @@ pub struct WorkerInfo {
     /// External engines it declared.
     #[serde(default)]
     pub engines: Vec<EngineDecl>,
+    /// Features beyond the first release of the API it implements (`proto::features`).
+    #[serde(default)]
+    pub features: Vec<String>,
 }
 
 /// One game as reported (what studies and statistics need).

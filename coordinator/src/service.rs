@@ -119,6 +119,7 @@ impl From<pb::RegisterRequest> for WorkerInfo {
                     bench_signature: e.bench_signature,
                 })
                 .collect(),
+            features: r.features,
         }
     }
 }

@@ -632,6 +632,71 @@ async fn f10_external_engines_are_scheduled_by_declaration() {
     server.shutdown().await;
 }
 
+/// A worker that does not declare clocks (one built before them) is never leased a clock
+/// run, which it would play at its own default limits without a word; it still gets runs
+/// without a clock. A feature list over the limits is refused at registration.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f10b_clock_runs_go_only_to_workers_that_declare_clocks() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let clock = create(
+        &mut admin,
+        config("match", 40, "").replace("nodes = 500", "tc = \"10+0.1\""),
+    )
+    .await;
+    let old_worker = |name: &str| pb::RegisterRequest {
+        name: name.into(),
+        cores: 1,
+        version: "0.1.0".into(),
+        ..Default::default()
+    };
+    let mut old = server.worker(&e.workers[0]).await;
+    let old_id = old
+        .register(old_worker("old"))
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id;
+    assert!(
+        lease(&mut old, old_id, 1).await.is_none(),
+        "a clock run leased to a worker that does not declare clocks"
+    );
+    let mut new = server.worker(&e.workers[1]).await;
+    let new_id = register(&mut new, "new").await;
+    let l = lease(&mut new, new_id, 1)
+        .await
+        .expect("a clock run for a clock worker");
+    assert_eq!(l.run_id, clock);
+    assert_eq!(l.settings.unwrap().clock_base_ms, 10_000);
+
+    // A run without a clock is the old worker's to play.
+    let plain = create(&mut admin, config("match", 40, "")).await;
+    let l = lease(&mut old, old_id, 1)
+        .await
+        .expect("a run without a clock");
+    assert_eq!(l.run_id, plain);
+
+    let err = old
+        .register(pb::RegisterRequest {
+            features: vec!["clock".into(); proto::limits::FEATURES + 1],
+            ..old_worker("many")
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(err.message().contains("features"), "{err}");
+    let err = old
+        .register(pb::RegisterRequest {
+            features: vec!["x".repeat(proto::limits::FEATURE_BYTES + 1)],
+            ..old_worker("long")
+        })
+        .await
+        .unwrap_err();
+    assert!(err.message().contains("feature"), "{err}");
+    server.shutdown().await;
+}
+
 /// Finding 11: bad configs are refused at create; a lease that cannot be played is reported,
 /// the worker is not handed it again at once, and the run pauses itself saying why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

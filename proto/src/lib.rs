@@ -18,6 +18,14 @@ pub mod v1 {
     tonic::include_proto!("cluster.v1");
 }
 
+/// The names a worker declares in `RegisterRequest.features`.
+pub mod features {
+    /// Game clocks: the worker plays `GameSettings.clock_base_ms`/`clock_inc_ms`.
+    pub const CLOCK: &str = "clock";
+    /// Every feature this build of the worker implements.
+    pub const ALL: &[&str] = &[CLOCK];
+}
+
 /// Largest message either side accepts, in bytes (a lease report with PGNs stays far below).
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
@@ -45,6 +53,10 @@ pub mod limits {
     pub const VARIANTS: usize = 8;
     /// Most engines in a registration.
     pub const ENGINES: usize = 16;
+    /// Most features in a registration.
+    pub const FEATURES: usize = 16;
+    /// Longest feature name, bytes.
+    pub const FEATURE_BYTES: usize = 32;
     /// Most live registrations per token.
     pub const REGISTRATIONS_PER_TOKEN: usize = 64;
     /// Most pairs in one report (and in one lease).
