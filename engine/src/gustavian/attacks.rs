@@ -91,6 +91,71 @@ pub(crate) fn orthogonal_lines(sq: Square) -> Bitboard {
     Bitboard(ORTHOGONALS[sq.index()])
 }
 
+/// `SECUTOR_THREATS[sq]`: every square from which a Secutor could attack `sq` under some
+/// occupancy. A Secutor's attack runs from a collision point on one of its orthogonal lines
+/// (or its own square) along the two diagonals that continue that line; which collision point
+/// depends on the occupancy, the lines do not. Most Secutors cannot reach the enemy king by
+/// any collision at all, so legality need not look at them (the table is the reverse of the
+/// union of those diagonals over every possible collision point).
+static SECUTOR_THREATS: [u128; CELLS] = build_secutor_threats();
+
+/// The squares a Secutor on cell `s` could attack under some occupancy.
+const fn secutor_potential(s: usize) -> u128 {
+    // (slide direction, its two continuing diagonals)
+    const LEGS: [(usize, usize, usize); 4] = [(N, NE, NW), (S, SE, SW), (E, NE, SE), (W, NW, SW)];
+    let mut out = 0u128;
+    let mut l = 0;
+    while l < 4 {
+        let (d, a, b) = LEGS[l];
+        let mut points = RAYS[d][s] | 1u128 << s;
+        while points != 0 {
+            let p = points.trailing_zeros() as usize;
+            out |= RAYS[a][p] | RAYS[b][p];
+            points &= points - 1;
+        }
+        l += 1;
+    }
+    out
+}
+
+const fn build_secutor_threats() -> [u128; CELLS] {
+    let mut out = [0u128; CELLS];
+    let mut s = 0;
+    while s < CELLS {
+        if ALL_CELLS >> s & 1 != 0 {
+            let mut targets = secutor_potential(s);
+            while targets != 0 {
+                let t = targets.trailing_zeros() as usize;
+                out[t] |= 1u128 << s;
+                targets &= targets - 1;
+            }
+        }
+        s += 1;
+    }
+    out
+}
+
+/// The real squares (every cell but the holes).
+const ALL_CELLS: u128 = {
+    let mut m = 0u128;
+    let mut i = 0;
+    while i < CELLS {
+        let (f, r) = ((i % FILES as usize) as i32, (i / FILES as usize) as i32);
+        if is_square_coord(f, r) {
+            m |= 1u128 << i;
+        }
+        i += 1;
+    }
+    m
+};
+
+/// The squares from which a Secutor could attack `sq` under some occupancy: a Secutor off
+/// this set never attacks `sq`, whatever moves.
+#[inline(always)]
+pub(crate) fn secutor_threats(sq: Square) -> Bitboard {
+    Bitboard(SECUTOR_THREATS[sq.index()])
+}
+
 /// Knight targets.
 static KNIGHT: [u128; CELLS] = build_leaper(&[
     (1, 2),
@@ -467,6 +532,9 @@ mod tests {
             let (occ, enemy) = (occ.with(s).with(k), Bitboard(occ.0 & next() as u128));
             let (reach, attacks) = secutor_reach(s, occ);
             assert_eq!(secutor_moves(s, occ, enemy), (reach, attacks & enemy));
+            for t in attacks {
+                assert!(secutor_threats(t).has(s), "{s} attacks {t} under {occ:?}");
+            }
             let (deps, hits) = secutor_check_lines(s, k, occ);
             assert_eq!(hits, attacks.has(k));
             for &q in &squares {
@@ -476,6 +544,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The Secutor in the corner a8 can only ever strike along the south-east diagonals from
+    /// the eighth rank: h1 (from a8 itself) but never f1, wherever the pieces stand.
+    #[test]
+    fn secutor_threats_leave_out_what_no_collision_reaches() {
+        assert!(secutor_threats(sq("h1")).has(sq("a8")));
+        assert!(!secutor_threats(sq("f1")).has(sq("a8")));
+        let everywhere = super::super::square::ALL_SQUARES
+            .iter()
+            .filter(|&&t| secutor_threats(t).count() == 68)
+            .count();
+        assert!(everywhere < 68, "the table excludes nothing");
     }
 
     #[test]

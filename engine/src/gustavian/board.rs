@@ -3,7 +3,7 @@
 
 use super::attacks::{
     bishop_attacks, diagonal_lines, king_attacks, knight_attacks, orthogonal_lines, pawn_attacks,
-    rook_attacks, secutor_attacks,
+    rook_attacks, secutor_attacks, secutor_threats,
 };
 use super::bitboard::Bitboard;
 use super::eval::piece_square;
@@ -178,7 +178,8 @@ impl Position {
         exclude: Bitboard,
     ) -> bool {
         self.attacked_by_ordinary(sq, by, occ, exclude)
-            || (self.pieces(by, Role::Secutor) & !exclude).any(|s| secutor_attacks(s, occ).has(sq))
+            || (self.pieces(by, Role::Secutor) & !exclude & secutor_threats(sq))
+                .any(|s| secutor_attacks(s, occ).has(sq))
     }
 
     /// [`attacked_by`](Self::attacked_by) for every piece but the Secutors: the part that

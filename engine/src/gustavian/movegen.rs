@@ -12,7 +12,8 @@
 
 use super::attacks::{
     bishop_attacks, king_attacks, knight_attacks, nearest, pawn_attacks, ray, rook_attacks,
-    secutor_attacks, secutor_check_lines, secutor_moves, secutor_reach, E, N, NE, NW, S, SE, SW, W,
+    secutor_attacks, secutor_check_lines, secutor_moves, secutor_reach, secutor_threats, E, N, NE,
+    NW, S, SE, SW, W,
 };
 use super::bitboard::{Bitboard, ALL};
 use super::board::{csq, Position, BK, BQ, WK, WQ};
@@ -177,8 +178,10 @@ impl Position {
         ks.scan::<SE>(k, occ, own, bq);
         ks.scan::<SW>(k, occ, own, bq);
 
+        // Only the enemy Secutors that could reach our king by some collision matter here.
+        let enemy_secutors = enemy & r[Role::Secutor.index()];
         let mut guard = SecutorGuard {
-            secutors: enemy & r[Role::Secutor.index()],
+            secutors: enemy_secutors & secutor_threats(k),
             dependencies: Bitboard::EMPTY,
             check: false,
         };
@@ -189,7 +192,13 @@ impl Position {
         }
 
         let king_targets = if TACTICAL { enemy } else { !own };
-        self.generate_king_steps(list, k, king_attacks(k) & king_targets, guard.secutors);
+        let steps = king_attacks(k) & king_targets;
+        let step_threats = if enemy_secutors.is_empty() {
+            Bitboard::EMPTY
+        } else {
+            steps.fold(Bitboard::EMPTY, |acc, to| acc | secutor_threats(to)) & enemy_secutors
+        };
+        self.generate_king_steps(list, k, steps, step_threats);
         if ks.checkers.more_than_one() {
             return;
         }
