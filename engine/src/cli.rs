@@ -318,9 +318,16 @@ const BENCH: &[(&str, &str, &str, Option<&str>, u32)] = &[
     ("latte start luft", "latte", "luft", None, 5),
     ("latte start tworooks", "latte", "tworooks", None, 5),
     ("latte start both", "latte", "both", None, 5),
-    ("latte start normal d6", "latte", "normal", None, 6),
-    ("secutor start extended", "secutor", "extended", None, 5),
+    ("latte start normal", "latte", "normal", None, 6),
+    ("secutor start extended", "secutor", "extended", None, 6),
     ("secutor start orthodox", "secutor", "orthodox", None, 5),
+    (
+        "secutor middlegame",
+        "secutor",
+        "extended",
+        Some("s1n2kb1rs/*r4npp*/*1pp1b1N1*/*P2pp3*/*1Q1P1pPq*/*P6P*/*2PBPP2*/SRN2KB1RS w k - 0 16"),
+        5,
+    ),
 ];
 
 struct BenchJob<'a>(Option<&'a str>, u32);
@@ -350,6 +357,8 @@ fn run_bench(filter: Option<&str>) -> Result<ExitCode> {
         "position", "nodes", "cpu s", "Mnps"
     );
     let (mut total_nodes, mut total_secs) = (0u64, 0.0);
+    // (nodes, seconds) of the 8x8 board (chess, Latte) and of the Gustavian one (Secutor).
+    let mut boards = [(0u64, 0.0f64); 2];
     for &(name, variant, ruleset, fen, depth) in BENCH {
         if filter.is_some_and(|f| !name.contains(f)) {
             continue;
@@ -368,6 +377,19 @@ fn run_bench(filter: Option<&str>) -> Result<ExitCode> {
         );
         total_nodes += nodes;
         total_secs += secs;
+        let board = &mut boards[usize::from(variant == "secutor")];
+        board.0 += nodes;
+        board.1 += secs;
+    }
+    let mnps = |(nodes, secs): (u64, f64)| nodes as f64 / secs.max(0.01) / 1e6;
+    if boards.iter().all(|b| b.0 > 0) {
+        // The two boards side by side from one run, as a ratio (machines are noisy).
+        println!(
+            "8x8 {:.1} Mnps, Gustavian {:.1} Mnps: ratio {:.2}",
+            mnps(boards[0]),
+            mnps(boards[1]),
+            mnps(boards[1]) / mnps(boards[0])
+        );
     }
     println!(
         "{total_nodes} nodes {:.0} nps",
