@@ -149,7 +149,7 @@ tunables! {
     queen_mob_eg "QueenMobilityEg" = 2, 0, 20, 1.0, 0.002, All;
     secutor_mob_mg "SecutorMobilityMg" = 2, 0, 20, 1.0, 0.002, Secutor;
     secutor_mob_eg "SecutorMobilityEg" = 3, 0, 20, 1.0, 0.002, Secutor;
-    secutor_capture_mg "SecutorCaptureThreatMg" = 8, 0, 60, 2.0, 0.002, Secutor;
+    secutor_capture_mg "SecutorCaptureThreatMg" = 12, 0, 60, 2.0, 0.002, Secutor;
     secutor_capture_eg "SecutorCaptureThreatEg" = 6, 0, 60, 2.0, 0.002, Secutor;
     bishop_pair_mg "BishopPairMg" = 30, 0, 100, 4.0, 0.002, All;
     bishop_pair_eg "BishopPairEg" = 50, 0, 120, 4.0, 0.002, All;
@@ -173,22 +173,22 @@ tunables! {
     passed6_eg "PassedRank6Eg" = 100, 0, 300, 6.0, 0.002, All;
     passed7_mg "PassedRank7Mg" = 80, 0, 300, 8.0, 0.002, All;
     passed7_eg "PassedRank7Eg" = 160, 0, 400, 8.0, 0.002, All;
-    shelter_mg "KingShelterMg" = 12, 0, 60, 2.0, 0.002, All;
-    king_attack_mg "KingAttackMg" = 12, 0, 60, 2.0, 0.002, All;
+    shelter_mg "KingShelterMg" = 9, 0, 60, 2.0, 0.002, All;
+    king_attack_mg "KingAttackMg" = 13, 0, 60, 2.0, 0.002, All;
     king_open_file_mg "KingOpenFileMg" = 20, 0, 80, 3.0, 0.002, All;
     castled_mg "CastledKingMg" = 25, 0, 100, 4.0, 0.002, All;
     castling_right_mg "CastlingRightMg" = 8, 0, 50, 2.0, 0.002, All;
     threat_pawn_mg "ThreatByPawnMg" = 50, 0, 150, 4.0, 0.002, All;
-    threat_pawn_eg "ThreatByPawnEg" = 35, 0, 150, 4.0, 0.002, All;
-    threat_minor_mg "ThreatByMinorMg" = 30, 0, 120, 3.0, 0.002, All;
-    threat_minor_eg "ThreatByMinorEg" = 20, 0, 120, 3.0, 0.002, All;
-    threat_rook_mg "ThreatByRookMg" = 35, 0, 120, 3.0, 0.002, All;
-    threat_rook_eg "ThreatByRookEg" = 20, 0, 120, 3.0, 0.002, All;
-    passer_their_king_eg "PasserTheirKingEg" = 8, 0, 40, 1.0, 0.002, All;
-    passer_own_king_eg "PasserOwnKingEg" = 3, 0, 40, 1.0, 0.002, All;
-    passer_blocked_eg "PasserBlockedEg" = 6, 0, 40, 1.0, 0.002, All;
+    threat_pawn_eg "ThreatByPawnEg" = 36, 0, 150, 4.0, 0.002, All;
+    threat_minor_mg "ThreatByMinorMg" = 32, 0, 120, 3.0, 0.002, All;
+    threat_minor_eg "ThreatByMinorEg" = 21, 0, 120, 3.0, 0.002, All;
+    threat_rook_mg "ThreatByRookMg" = 34, 0, 120, 3.0, 0.002, All;
+    threat_rook_eg "ThreatByRookEg" = 22, 0, 120, 3.0, 0.002, All;
+    passer_their_king_eg "PasserTheirKingEg" = 7, 0, 40, 1.0, 0.002, All;
+    passer_own_king_eg "PasserOwnKingEg" = 4, 0, 40, 1.0, 0.002, All;
+    passer_blocked_eg "PasserBlockedEg" = 5, 0, 40, 1.0, 0.002, All;
     pst_scale "PstScale" = 100, 0, 200, 8.0, 0.002, All;
-    tempo "Tempo" = 12, 0, 50, 2.0, 0.002, All;
+    tempo "Tempo" = 14, 0, 50, 2.0, 0.002, All;
 }
 
 impl Params {
