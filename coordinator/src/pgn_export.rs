@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use thiserror::Error;
 use tokio::sync::{mpsc, Semaphore};
+use tokio_stream::wrappers::ReceiverStream;
 
 /// Exports running at once; more wait their turn.
 pub const MAX_CONCURRENT_EXPORTS: usize = 2;
@@ -83,9 +84,23 @@ impl Exporter {
         &self.db
     }
 
+    /// Run `run`'s PGN text as a stream of chunks, exported on a task of its own (both the
+    /// gRPC export and the dashboard's download serve it; `to_err` makes a storage error the
+    /// stream's last item in their own error type).
+    pub fn spawn<E: Send + 'static>(
+        &self,
+        run: u64,
+        to_err: impl Fn(ExportError) -> E + Send + 'static,
+    ) -> ReceiverStream<Result<String, E>> {
+        let (tx, rx) = mpsc::channel(4);
+        let exporter = self.clone();
+        tokio::spawn(async move { exporter.export(run, tx, to_err).await });
+        ReceiverStream::new(rx)
+    }
+
     /// Stream run `run`'s PGN text into `tx`, chunk by chunk; returns when done, when the
     /// receiver is gone, or on a storage error (also sent as the last item).
-    pub async fn export<E: Send + 'static>(
+    async fn export<E: Send + 'static>(
         &self,
         run: u64,
         tx: mpsc::Sender<Result<String, E>>,

@@ -649,19 +649,10 @@ impl pb::admin_service_server::AdminService for AdminApi {
         if !self.core.call(move |core| Ok(core.has_run(id))).await? {
             return Err(CoreError::UnknownRun(id).into());
         }
-        let (tx, rx) = tokio::sync::mpsc::channel::<Result<String, Status>>(4);
-        let exporter = self.exporter.clone();
-        tokio::spawn(async move {
-            exporter
-                .export(id, tx, |e: ExportError| {
-                    Status::from(CoreError::Internal(e.to_string()))
-                })
-                .await;
+        let chunks = self.exporter.spawn(id, |e: ExportError| {
+            Status::from(CoreError::Internal(e.to_string()))
         });
-        let stream =
-            tokio_stream::StreamExt::map(tokio_stream::wrappers::ReceiverStream::new(rx), |r| {
-                r.map(|text| pb::PgnChunk { text })
-            });
+        let stream = tokio_stream::StreamExt::map(chunks, |r| r.map(|text| pb::PgnChunk { text }));
         Ok(Response::new(Box::pin(stream)))
     }
 

@@ -340,14 +340,10 @@ pub(super) async fn pgn(
     if !s.core.call(move |c| Ok(c.has_run(id))).await? {
         return Err(CoreError::UnknownRun(id).into());
     }
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<String, std::io::Error>>(4);
-    let exporter = s.exporter.clone();
-    tokio::spawn(async move {
-        exporter
-            .export(id, tx, |e| std::io::Error::other(e.to_string()))
-            .await;
-    });
-    let body = Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx));
+    let chunks = s
+        .exporter
+        .spawn(id, |e| std::io::Error::other(e.to_string()));
+    let body = Body::from_stream(chunks);
     Ok((
         [
             (header::CONTENT_TYPE, "application/x-chess-pgn".to_string()),
