@@ -175,6 +175,8 @@ tunables! {
     passed7_eg "PassedRank7Eg" = 160, 0, 400, 8.0, 0.002, All;
     shelter_mg "KingShelterMg" = 9, 0, 60, 2.0, 0.002, All;
     king_attack_mg "KingAttackMg" = 13, 0, 60, 2.0, 0.002, All;
+    king_zone_hit_mg "KingZoneHitMg" = 4, 0, 40, 1.0, 0.002, All;
+    safe_check_mg "SafeCheckMg" = 20, 0, 100, 3.0, 0.002, All;
     king_open_file_mg "KingOpenFileMg" = 20, 0, 80, 3.0, 0.002, All;
     castled_mg "CastledKingMg" = 25, 0, 100, 4.0, 0.002, All;
     castling_right_mg "CastlingRightMg" = 8, 0, 50, 2.0, 0.002, All;

@@ -446,6 +446,25 @@ mod tests {
     }
 
     #[test]
+    fn king_danger_needs_two_attackers() {
+        // The d3 queen hits h7 and can check on d8 and h7; the g5 knight hits f7 and h7.
+        let two = "6k1/5ppp/8/6N1/8/3Q4/8/4K3 w - - 0 1";
+        assert!(delta(two, |p| p.king_zone_hit_mg += 10) > 0);
+        assert!(delta(two, |p| p.safe_check_mg += 10) > 0);
+        // The queen alone: a lone attacker is parried, the danger terms stay out.
+        let one = "6k1/5ppp/8/8/8/3Q4/8/4K3 w - - 0 1";
+        assert_eq!(delta(one, |p| p.king_zone_hit_mg += 10), 0);
+        assert_eq!(delta(one, |p| p.safe_check_mg += 10), 0);
+        // A checking square an enemy pawn guards is no safe check: the g4 knight's checks on
+        // f6 and h6 count only once the g7 pawn, which guards both, is gone.
+        let guarded = "6k1/5ppp/8/6NQ/6N1/8/8/4K3 w - - 0 1";
+        let unguarded = "6k1/5p1p/8/6NQ/6N1/8/8/4K3 w - - 0 1";
+        let fewer = delta(guarded, |p| p.safe_check_mg += 10);
+        let open = delta(unguarded, |p| p.safe_check_mg += 10);
+        assert!(fewer < open, "{fewer} vs {open}");
+    }
+
+    #[test]
     fn a_passer_far_from_the_enemy_king_and_free_scores_more() {
         // A pawn on e6 (rank weight 4), the black king four files away on a8.
         let far = "k7/8/4P3/8/8/8/8/7K w - - 0 1";

@@ -157,6 +157,8 @@ struct Activity {
     mg: i32,
     eg: i32,
     attackers: i32,
+    /// Squares of the enemy king's zone attacked, counted once per attacking piece.
+    zone_hits: i32,
 }
 
 impl Activity {
@@ -171,8 +173,10 @@ impl Activity {
         weights: (i32, i32),
         centre: i32,
     ) {
-        if (reach & zone).nonempty() {
+        let hits = (reach & zone).count() as i32;
+        if hits > 0 {
             self.attackers += 1;
+            self.zone_hits += hits;
         }
         let n = (reach & safe).count() as i32;
         self.mg += weights.0 * (n - centre);
@@ -226,22 +230,25 @@ fn evaluate_side<B: EvalBoard>(
     let their_king = board.king(them);
     let zone = B::king_attacks(their_king) | B::square_bb(their_king);
     let mut act = Activity::default();
-    // What the minor pieces and the rooks attack, for the threats below.
-    let mut minor_reach = B::Bitboard::EMPTY;
+    // What each kind of piece attacks, for the threats and the checks below.
+    let mut knight_reach = B::Bitboard::EMPTY;
+    let mut bishop_reach = B::Bitboard::EMPTY;
     let mut rook_reach = B::Bitboard::EMPTY;
+    let mut queen_reach = B::Bitboard::EMPTY;
 
     for sq in board.pieces(color, Role::Knight) {
         let weights = (p.knight_mob_mg, p.knight_mob_eg);
         let reach = B::knight_attacks(sq);
-        minor_reach = minor_reach | reach;
+        knight_reach = knight_reach | reach;
         act.piece(reach, safe, zone, weights, 4);
     }
     for sq in board.pieces(color, Role::Bishop) {
         let weights = (p.bishop_mob_mg, p.bishop_mob_eg);
         let reach = B::bishop_attacks(sq, occ);
-        minor_reach = minor_reach | reach;
+        bishop_reach = bishop_reach | reach;
         act.piece(reach, safe, zone, weights, 6);
     }
+    let minor_reach = knight_reach | bishop_reach;
     for sq in board.pieces(color, Role::Rook) {
         let weights = (p.rook_mob_mg, p.rook_mob_eg);
         let reach = B::rook_attacks(sq, occ);
@@ -262,7 +269,9 @@ fn evaluate_side<B: EvalBoard>(
     }
     for sq in board.pieces(color, Role::Queen) {
         let weights = (p.queen_mob_mg, p.queen_mob_eg);
-        act.piece(B::queen_attacks(sq, occ), safe, zone, weights, 13);
+        let reach = B::queen_attacks(sq, occ);
+        queen_reach = queen_reach | reach;
+        act.piece(reach, safe, zone, weights, 13);
     }
     let secutors = board.secutors(color);
     if secutors.nonempty() {
@@ -307,6 +316,19 @@ fn evaluate_side<B: EvalBoard>(
     }
     // Attacks on the enemy king's zone grow faster than linearly with the attackers.
     mg += p.king_attack_mg * act.attackers * act.attackers / 2;
+    // Once two pieces join the attack, every zone square they hit and every check they can
+    // give from a square no enemy pawn guards add to the danger: a lone attacker is parried,
+    // a second one with checks in hand is how kings fall.
+    if act.attackers >= 2 {
+        let diagonals = B::bishop_attacks(their_king, occ);
+        let lines = B::rook_attacks(their_king, occ);
+        let checks = (knight_reach & B::knight_attacks(their_king))
+            | (bishop_reach & diagonals)
+            | (rook_reach & lines)
+            | (queen_reach & (diagonals | lines));
+        let safe_checks = (checks & safe).count() as i32;
+        mg += p.king_zone_hit_mg * act.zone_hits + p.safe_check_mg * safe_checks;
+    }
 
     let (pawn_mg, pawn_eg) = pawns.score(p);
     mg += pawn_mg;
