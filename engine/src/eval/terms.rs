@@ -3,9 +3,10 @@
 //! The 8x8 board (`board8`, u64 bitboards) and the Gustavian board (`gustavian`, u128
 //! bitboards on a 10x8 grid with holes) score a position with the same terms: tapered
 //! material, piece-square shapes, mobility, rooks on open files, bishop pair, threats (pieces
-//! attacked by cheaper ones), attackers of the enemy king's zone, pawn structure, king
-//! shelter, castling. Written twice, the copies would
-//! drift apart with every tuning change, so the terms live here once, in [`evaluate_side`].
+//! attacked by cheaper ones), the attack on the enemy king (its attackers and, once two
+//! attack, the zone squares they hit and their safe checks), pawn structure, king shelter,
+//! castling. Written twice, the copies would drift apart with every tuning change, so the
+//! terms live here once, in [`evaluate_side`].
 //!
 //! A board takes part by implementing [`EvalBoard`]: its piece sets, attack sets and file
 //! masks behind one API ([`BitSet`] for its bitboard type), plus a few hooks where the
