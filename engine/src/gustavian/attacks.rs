@@ -5,7 +5,7 @@
 //! "first blocker on the ray" method, which works for any board shape and needs no magic
 //! numbers for a 128-bit board.
 
-use super::bitboard::Bitboard;
+use super::bitboard::{Bitboard, ALL};
 use super::square::{is_square_coord, Square, CELLS, FILES};
 use crate::types::Color;
 
@@ -122,7 +122,7 @@ const fn build_secutor_threats() -> [u128; CELLS] {
     let mut out = [0u128; CELLS];
     let mut s = 0;
     while s < CELLS {
-        if ALL_CELLS >> s & 1 != 0 {
+        if ALL.0 >> s & 1 != 0 {
             let mut targets = secutor_potential(s);
             while targets != 0 {
                 let t = targets.trailing_zeros() as usize;
@@ -134,20 +134,6 @@ const fn build_secutor_threats() -> [u128; CELLS] {
     }
     out
 }
-
-/// The real squares (every cell but the holes).
-const ALL_CELLS: u128 = {
-    let mut m = 0u128;
-    let mut i = 0;
-    while i < CELLS {
-        let (f, r) = ((i % FILES as usize) as i32, (i / FILES as usize) as i32);
-        if is_square_coord(f, r) {
-            m |= 1u128 << i;
-        }
-        i += 1;
-    }
-    m
-};
 
 /// The squares from which a Secutor could attack `sq` under some occupancy: a Secutor off
 /// this set never attacks `sq`, whatever moves.
