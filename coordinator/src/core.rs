@@ -142,6 +142,14 @@ fn check_len(what: &str, value: &str, max: usize) -> Result<(), CoreError> {
     Ok(())
 }
 
+/// Refuse a list longer than `max`, naming what it holds (`what`, in the plural).
+fn check_count(what: &str, count: usize, max: usize) -> Result<(), CoreError> {
+    if count > max {
+        return Err(CoreError::TooLarge(format!("{count} {what} (limit {max})")));
+    }
+    Ok(())
+}
+
 impl Core {
     /// Open the database (creating and migrating it) and load every run.
     pub fn open(path: &Path, timing: Timing, now_ms: u64) -> Result<Self, CoreError> {
@@ -490,30 +498,12 @@ impl Core {
     ) -> Result<WorkerId, CoreError> {
         check_len("worker name", &info.name, limits::NAME_BYTES)?;
         check_len("version", &info.version, limits::VERSION_BYTES)?;
-        if info.variants.len() > limits::VARIANTS {
-            return Err(CoreError::TooLarge(format!(
-                "{} variants (limit {})",
-                info.variants.len(),
-                limits::VARIANTS
-            )));
-        }
+        check_count("variants", info.variants.len(), limits::VARIANTS)?;
         for v in &info.variants {
             check_len("variant", v, limits::RULES_ID_BYTES)?;
         }
-        if info.engines.len() > limits::ENGINES {
-            return Err(CoreError::TooLarge(format!(
-                "{} engines (limit {})",
-                info.engines.len(),
-                limits::ENGINES
-            )));
-        }
-        if info.features.len() > limits::FEATURES {
-            return Err(CoreError::TooLarge(format!(
-                "{} features (limit {})",
-                info.features.len(),
-                limits::FEATURES
-            )));
-        }
+        check_count("engines", info.engines.len(), limits::ENGINES)?;
+        check_count("features", info.features.len(), limits::FEATURES)?;
         for f in &info.features {
             check_len("feature", f, limits::FEATURE_BYTES)?;
         }
@@ -829,13 +819,11 @@ impl Core {
     ) -> Result<Vec<Result<u64, String>>, CoreError> {
         self.check_worker(who, worker)?;
         self.activity.seen(worker, 0, now_ms);
-        if leases.len() > limits::PAIRS_PER_REPORT {
-            return Err(CoreError::TooLarge(format!(
-                "{} leases in one heartbeat (limit {})",
-                leases.len(),
-                limits::PAIRS_PER_REPORT
-            )));
-        }
+        check_count(
+            "leases in one heartbeat",
+            leases.len(),
+            limits::PAIRS_PER_REPORT,
+        )?;
         self.expire(now_ms)?;
         if let Some(seen) = self
             .recent
@@ -930,13 +918,7 @@ impl Core {
                 "report number {seq} is above the limit 2^63-1"
             )));
         }
-        if pairs.len() > limits::PAIRS_PER_REPORT {
-            return Err(CoreError::TooLarge(format!(
-                "{} pairs in one report (limit {})",
-                pairs.len(),
-                limits::PAIRS_PER_REPORT
-            )));
-        }
+        check_count("pairs in one report", pairs.len(), limits::PAIRS_PER_REPORT)?;
         self.expire(now_ms)?;
         // Check everything before anything changes.
         let Some(lease) = self.ledger.lease(lease_id).cloned() else {
