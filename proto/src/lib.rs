@@ -24,6 +24,11 @@ pub mod features {
     pub const CLOCK: &str = "clock";
     /// Every feature this build of the worker implements.
     pub const ALL: &[&str] = &[CLOCK];
+
+    /// [`ALL`] as a registration carries it.
+    pub fn declared() -> Vec<String> {
+        ALL.iter().map(|f| f.to_string()).collect()
+    }
 }
 
 /// Largest message either side accepts, in bytes (a lease report with PGNs stays far below).

@@ -541,7 +541,7 @@ impl SimWorker {
             bench_signature: 0,
             variants: vec!["chess".into(), "latte".into(), "secutor".into()],
             engines: Vec::new(),
-            features: proto::features::ALL.iter().map(|f| f.to_string()).collect(),
+            features: proto::features::declared(),
         };
         match self
             .call(CallKind::Register, false, |mut c| {

@@ -273,7 +273,7 @@ pub async fn register(w: &mut Worker, name: &str) -> u64 {
         cores: 2,
         version: "0.1.0".into(),
         variants: vec!["latte".into(), "chess".into()],
-        features: proto::features::ALL.iter().map(|f| f.to_string()).collect(),
+        features: proto::features::declared(),
         ..Default::default()
     })
     .await

@@ -244,7 +244,7 @@ async fn session(
             bench_signature: 0,
             variants: vec!["chess".into(), "latte".into(), "secutor".into()],
             engines: config.engines.infos(),
-            features: proto::features::ALL.iter().map(|f| f.to_string()).collect(),
+            features: proto::features::declared(),
         })
         .await
         .map_err(|s| match s.code() {
