@@ -91,20 +91,15 @@ fn attackers_to<B: EvalBoard>(board: &B, sq: B::Square, occ: B::Bitboard) -> B::
     let both = |role| board.pieces(Color::White, role) | board.pieces(Color::Black, role);
     let target = B::square_bb(sq);
     let queens = both(Role::Queen);
-    let mut out = (B::pawn_attack_set(Color::Black, target)
+    let secutors = (board.secutors(Color::White) | board.secutors(Color::Black)) & occ;
+    let out = (B::pawn_attack_set(Color::Black, target)
         & board.pieces(Color::White, Role::Pawn))
         | (B::pawn_attack_set(Color::White, target) & board.pieces(Color::Black, Role::Pawn))
         | (B::knight_attacks(sq) & both(Role::Knight))
         | (B::king_attacks(sq) & both(Role::King))
         | (B::bishop_attacks(sq, occ) & (both(Role::Bishop) | queens))
-        | (B::rook_attacks(sq, occ) & (both(Role::Rook) | queens));
-    for s in (board.secutors(Color::White) | board.secutors(Color::Black)) & occ {
-        if let Some((_, attacks)) = B::secutor_reach(s, occ) {
-            if (attacks & target).nonempty() {
-                out = out | B::square_bb(s);
-            }
-        }
-    }
+        | (B::rook_attacks(sq, occ) & (both(Role::Rook) | queens))
+        | B::secutor_attackers(sq, secutors, occ);
     out & occ
 }
 

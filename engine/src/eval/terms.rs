@@ -120,6 +120,18 @@ pub(crate) trait EvalBoard {
         None
     }
 
+    /// Of `secutors`, those that attack `sq` under `occ`; none on boards without Secutors.
+    /// Asked once per exchange step by SEE: a board can answer it far more cheaply than by
+    /// computing each Secutor's whole attack set.
+    #[inline]
+    fn secutor_attackers(
+        _sq: Self::Square,
+        _secutors: Self::Bitboard,
+        _occ: Self::Bitboard,
+    ) -> Self::Bitboard {
+        Self::Bitboard::EMPTY
+    }
+
     /// Whether a rook on `file` earns the open and semi-open file bonuses.
     #[inline]
     fn rook_file_counts(_file: u8) -> bool {

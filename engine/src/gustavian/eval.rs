@@ -258,6 +258,18 @@ impl EvalBoard for Position {
     fn secutor_reach(sq: Square, occ: Bitboard) -> Option<(Bitboard, Bitboard)> {
         Some(attacks::secutor_reach(sq, occ))
     }
+    /// Only the Secutors that could ever reach `sq` (most of them, most of the time, cannot)
+    /// are tested, and each only along the legs that lead to it.
+    #[inline]
+    fn secutor_attackers(sq: Square, secutors: Bitboard, occ: Bitboard) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        for s in secutors & attacks::secutor_threats(sq) {
+            if attacks::secutor_check_lines(s, sq, occ).1 {
+                out |= Bitboard::from_square(s);
+            }
+        }
+        out
+    }
     /// Open files only mean something on the orthodox files b..i.
     #[inline]
     fn rook_file_counts(file: u8) -> bool {
@@ -602,5 +614,35 @@ mod tests {
         assert!(p.has_non_pawn_material());
         let bare = pos("4k5/*p7*/*8*/*8*/*8*/*8*/*P7*/S4K4 b - - 0 1");
         assert!(!bare.has_non_pawn_material());
+    }
+
+    /// The SEE's Secutor attackers, found through the threat table and the check lines, are
+    /// exactly the Secutors whose full attack set holds the square, on random occupancies.
+    #[test]
+    fn secutor_attackers_match_the_full_attack_sets() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let squares = super::super::square::ALL_SQUARES;
+        for _ in 0..2_000 {
+            let mut occ = Bitboard::EMPTY;
+            let mut secutors = Bitboard::EMPTY;
+            for &q in &squares {
+                match rng.gen_range(0..6) {
+                    0 | 1 => occ |= Bitboard::from_square(q),
+                    2 => {
+                        occ |= Bitboard::from_square(q);
+                        secutors |= Bitboard::from_square(q);
+                    }
+                    _ => {}
+                }
+            }
+            let target = squares[rng.gen_range(0..squares.len())];
+            let expected = secutors
+                .into_iter()
+                .filter(|&s| s != target && attacks::secutor_reach(s, occ).1.has(target))
+                .fold(Bitboard::EMPTY, |b, s| b | Bitboard::from_square(s));
+            let found = <Position as EvalBoard>::secutor_attackers(target, secutors, occ)
+                & !Bitboard::from_square(target);
+            assert_eq!(found, expected, "{target} under {occ:?}");
+        }
     }
 }
