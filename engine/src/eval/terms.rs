@@ -110,12 +110,14 @@ pub(crate) trait EvalBoard {
         Self::Bitboard::EMPTY
     }
 
-    /// A Secutor's rook-like slide and its collision attack set from `sq`; `None` on boards
-    /// without Secutors.
+    /// A Secutor's rook-like slide from `sq` and the squares of `watch` its collision attacks
+    /// hit; `None` on boards without Secutors. The evaluation only asks about a few squares
+    /// (the enemy pieces and king zone), so a board can skip the legs that cannot reach them.
     #[inline]
     fn secutor_reach(
         _sq: Self::Square,
         _occ: Self::Bitboard,
+        _watch: Self::Bitboard,
     ) -> Option<(Self::Bitboard, Self::Bitboard)> {
         None
     }
@@ -292,7 +294,7 @@ fn evaluate_side<B: EvalBoard>(
         // right now are a threat of their own.
         let victims = board.color_bb(them) & !board.pieces(them, Role::King);
         for sq in secutors {
-            let Some((slide, hits)) = B::secutor_reach(sq, occ) else {
+            let Some((slide, hits)) = B::secutor_reach(sq, occ, victims | zone) else {
                 continue;
             };
             if (hits & zone).nonempty() {

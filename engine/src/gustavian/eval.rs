@@ -255,8 +255,8 @@ impl EvalBoard for Position {
         self.pieces(color, Role::Secutor)
     }
     #[inline]
-    fn secutor_reach(sq: Square, occ: Bitboard) -> Option<(Bitboard, Bitboard)> {
-        Some(attacks::secutor_reach(sq, occ))
+    fn secutor_reach(sq: Square, occ: Bitboard, watch: Bitboard) -> Option<(Bitboard, Bitboard)> {
+        Some(attacks::secutor_watch(sq, occ, watch))
     }
     /// Only the Secutors that could ever reach `sq` (most of them, most of the time, cannot)
     /// are tested, and each only along the legs that lead to it.
