@@ -92,8 +92,7 @@ fn attackers_to<B: EvalBoard>(board: &B, sq: B::Square, occ: B::Bitboard) -> B::
     let target = B::square_bb(sq);
     let queens = both(Role::Queen);
     let secutors = (board.secutors(Color::White) | board.secutors(Color::Black)) & occ;
-    let out = (B::pawn_attack_set(Color::Black, target)
-        & board.pieces(Color::White, Role::Pawn))
+    let out = (B::pawn_attack_set(Color::Black, target) & board.pieces(Color::White, Role::Pawn))
         | (B::pawn_attack_set(Color::White, target) & board.pieces(Color::Black, Role::Pawn))
         | (B::knight_attacks(sq) & both(Role::Knight))
         | (B::king_attacks(sq) & both(Role::King))
