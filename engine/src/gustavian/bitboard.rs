@@ -169,9 +169,21 @@ impl Iterator for Bitboard {
     type Item = Square;
     #[inline]
     fn next(&mut self) -> Option<Square> {
-        let sq = self.first()?;
-        self.0 &= self.0 - 1;
-        Some(sq)
+        // Half by half: each step is then one 64-bit scan and clear, where a 128-bit one
+        // takes both halves and a select (squares are taken every move generated).
+        let low = self.0 as u64;
+        if low != 0 {
+            self.0 ^= u128::from(low & low.wrapping_neg());
+            return Some(Square::from_index_unchecked(low.trailing_zeros() as u8));
+        }
+        let high = (self.0 >> 64) as u64;
+        if high == 0 {
+            return None;
+        }
+        self.0 ^= u128::from(high & high.wrapping_neg()) << 64;
+        Some(Square::from_index_unchecked(
+            64 + high.trailing_zeros() as u8,
+        ))
     }
 }
 
