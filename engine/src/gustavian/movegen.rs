@@ -128,6 +128,29 @@ impl SecutorGuard {
     }
 }
 
+/// Appends the moves of the (non-king, non-pawn) piece on `from` to those of `targets` that
+/// its pin and the enemy Secutors allow. Inlined into every caller: it runs once per piece of
+/// every node, and as a call its prologue cost as much as its work.
+#[inline(always)]
+fn push_targets(
+    list: &mut MoveList<Move>,
+    pins: &Pins,
+    guard: &SecutorGuard,
+    occ: Bitboard,
+    k: Square,
+    from: Square,
+    targets: Bitboard,
+) {
+    let targets = if pins.pinned.has(from) {
+        targets & pins.line(from)
+    } else {
+        targets
+    };
+    for to in guard.safe_targets(occ, k, from, targets) {
+        list.push(Move::new(from, to, MoveKind::Normal));
+    }
+}
+
 impl Position {
     /// Appends every legal move.
     #[inline]
@@ -209,14 +232,7 @@ impl Position {
         };
 
         let push_all = |list: &mut MoveList<Move>, from: Square, targets: Bitboard| {
-            let targets = if ks.pins.pinned.has(from) {
-                targets & ks.pins.line(from)
-            } else {
-                targets
-            };
-            for to in guard.safe_targets(occ, k, from, targets) {
-                list.push(Move::new(from, to, MoveKind::Normal));
-            }
+            push_targets(list, &ks.pins, &guard, occ, k, from, targets);
         };
 
         let not_own_target = if TACTICAL { enemy } else { !own } & target;
