@@ -416,23 +416,50 @@ fn leg_capture<const D: usize>(p: Square, occ: Bitboard, targets: Bitboard) -> B
     Bitboard::from_square(nearest::<D>(Bitboard(b))) & targets
 }
 
+/// `LEG_PAIRS[i][p]`: the lines of the two diagonal legs a collision point `p` continues
+/// into after a slide north, south, east or west (`i` in that order).
+static LEG_PAIRS: [[u128; CELLS]; 4] = {
+    let pairs = [(NE, NW), (SE, SW), (NE, SE), (NW, SW)];
+    let mut out = [[0u128; CELLS]; 4];
+    let mut i = 0;
+    while i < 4 {
+        let mut c = 0;
+        while c < CELLS {
+            out[i][c] = RAYS[pairs[i].0][c] | RAYS[pairs[i].1][c];
+            c += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
+/// The captures of `targets` by the two legs `A` and `B` from collision point `p` (the pair
+/// `LEG_PAIRS[I]`): one test skips both when neither line holds a target, as most do.
+#[inline(always)]
+fn leg_pair_captures<const I: usize, const A: usize, const B: usize>(
+    p: Square,
+    occ: Bitboard,
+    targets: Bitboard,
+) -> Bitboard {
+    if LEG_PAIRS[I][p.index()] & targets.0 == 0 {
+        return Bitboard::EMPTY;
+    }
+    leg_capture::<A>(p, occ, targets) | leg_capture::<B>(p, occ, targets)
+}
+
 /// A Secutor's rook reach and the pieces of `targets` (the enemy) it can capture: what move
-/// generation needs, cheaper than [`secutor_reach`] because a leg with no target on its line
-/// costs no bit scan.
+/// generation needs, cheaper than [`secutor_reach`] because legs with no target on their
+/// lines cost no bit scan.
 #[inline]
 pub(crate) fn secutor_moves(sq: Square, occ: Bitboard, targets: Bitboard) -> (Bitboard, Bitboard) {
     let (sn, pn) = slide_and_collision::<N>(sq, occ);
     let (ss, ps) = slide_and_collision::<S>(sq, occ);
     let (se, pe) = slide_and_collision::<E>(sq, occ);
     let (sw, pw) = slide_and_collision::<W>(sq, occ);
-    let captures = leg_capture::<NE>(pn, occ, targets)
-        | leg_capture::<NW>(pn, occ, targets)
-        | leg_capture::<SE>(ps, occ, targets)
-        | leg_capture::<SW>(ps, occ, targets)
-        | leg_capture::<NE>(pe, occ, targets)
-        | leg_capture::<SE>(pe, occ, targets)
-        | leg_capture::<NW>(pw, occ, targets)
-        | leg_capture::<SW>(pw, occ, targets);
+    let captures = leg_pair_captures::<0, NE, NW>(pn, occ, targets)
+        | leg_pair_captures::<1, SE, SW>(ps, occ, targets)
+        | leg_pair_captures::<2, NE, SE>(pe, occ, targets)
+        | leg_pair_captures::<3, NW, SW>(pw, occ, targets);
     (sn | ss | se | sw, captures)
 }
 
