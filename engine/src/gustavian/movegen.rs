@@ -400,14 +400,13 @@ impl Position {
                 }
                 legal |= Bitboard::from_square(to);
             }
-            for to in legal {
-                let from = Square::from_index_unchecked((to.index() as i32 - back) as u8);
-                if last.has(to) {
-                    for p in PROMOTIONS {
-                        list.push(Move::new(from, to, p));
-                    }
-                } else {
-                    list.push(Move::new(from, to, kind));
+            let from = |to: Square| Square::from_index_unchecked((to.index() as i32 - back) as u8);
+            for to in legal & !last {
+                list.push(Move::new(from(to), to, kind));
+            }
+            for to in legal & last {
+                for p in PROMOTIONS {
+                    list.push(Move::new(from(to), to, p));
                 }
             }
         }
