@@ -1035,10 +1035,12 @@ fn tt_eval(raw: i32) -> i16 {
 /// Lazy, because most nodes cut off after the first few moves.
 #[inline]
 fn pick_next<M: Copy>(moves: &mut [M], scores: &mut [i32], i: usize) -> M {
-    let mut j = i;
-    for k in i + 1..moves.len() {
-        if scores[k] > scores[j] {
-            j = k;
+    // The best score so far is kept in a register and the slice walked without index
+    // checks; strictly greater, so the first of equal scores wins as before.
+    let (mut j, mut best) = (i, scores[i]);
+    for (k, &s) in scores.iter().enumerate().skip(i + 1) {
+        if s > best {
+            (j, best) = (k, s);
         }
     }
     moves.swap(i, j);
