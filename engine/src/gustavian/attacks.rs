@@ -99,10 +99,12 @@ pub(crate) fn orthogonal_lines(sq: Square) -> Bitboard {
 /// union of those diagonals over every possible collision point).
 static SECUTOR_THREATS: [u128; CELLS] = build_secutor_threats();
 
+/// Each orthogonal slide direction of a Secutor with the two diagonals that continue it
+/// (its capture legs), in the order north, south, east, west.
+const LEGS: [(usize, usize, usize); 4] = [(N, NE, NW), (S, SE, SW), (E, NE, SE), (W, NW, SW)];
+
 /// The squares a Secutor on cell `s` could attack under some occupancy.
 const fn secutor_potential(s: usize) -> u128 {
-    // (slide direction, its two continuing diagonals)
-    const LEGS: [(usize, usize, usize); 4] = [(N, NE, NW), (S, SE, SW), (E, NE, SE), (W, NW, SW)];
     let mut out = 0u128;
     let mut l = 0;
     while l < 4 {
@@ -416,16 +418,16 @@ fn leg_capture<const D: usize>(p: Square, occ: Bitboard, targets: Bitboard) -> B
     Bitboard::from_square(nearest::<D>(Bitboard(b))) & targets
 }
 
-/// `LEG_PAIRS[i][p]`: the lines of the two diagonal legs a collision point `p` continues
-/// into after a slide north, south, east or west (`i` in that order).
+/// `LEG_PAIRS[i][p]`: the lines of the two capture legs of `LEGS[i]` from collision point
+/// `p`.
 static LEG_PAIRS: [[u128; CELLS]; 4] = {
-    let pairs = [(NE, NW), (SE, SW), (NE, SE), (NW, SW)];
     let mut out = [[0u128; CELLS]; 4];
     let mut i = 0;
     while i < 4 {
+        let (_, a, b) = LEGS[i];
         let mut c = 0;
         while c < CELLS {
-            out[i][c] = RAYS[pairs[i].0][c] | RAYS[pairs[i].1][c];
+            out[i][c] = RAYS[a][c] | RAYS[b][c];
             c += 1;
         }
         i += 1;
@@ -433,14 +435,16 @@ static LEG_PAIRS: [[u128; CELLS]; 4] = {
     out
 };
 
-/// The captures of `targets` by the two legs `A` and `B` from collision point `p` (the pair
-/// `LEG_PAIRS[I]`): one test skips both when neither line holds a target, as most do.
+/// The captures of `targets` by the two legs `A` and `B` of `LEGS[I]` from collision point
+/// `p`: one test skips both when neither line holds a target, as most do.
 #[inline(always)]
 fn leg_pair_captures<const I: usize, const A: usize, const B: usize>(
     p: Square,
     occ: Bitboard,
     targets: Bitboard,
 ) -> Bitboard {
+    // A and B must be the legs of LEGS[I] (const generics cannot read them from the table).
+    const { assert!(LEGS[I].1 == A && LEGS[I].2 == B) };
     if LEG_PAIRS[I][p.index()] & targets.0 == 0 {
         return Bitboard::EMPTY;
     }

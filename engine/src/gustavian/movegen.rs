@@ -390,8 +390,10 @@ impl Position {
             } else {
                 set & !slow
             };
+            // The pawn that lands on `to`.
+            let from = |to: Square| Square::from_index_unchecked((to.index() as i32 - back) as u8);
             for to in slow {
-                let from = Square::from_index_unchecked((to.index() as i32 - back) as u8);
+                let from = from(to);
                 if ks.pins.pinned.has(from) && !ks.pins.line(from).has(to) {
                     continue;
                 }
@@ -400,7 +402,6 @@ impl Position {
                 }
                 legal |= Bitboard::from_square(to);
             }
-            let from = |to: Square| Square::from_index_unchecked((to.index() as i32 - back) as u8);
             for to in legal & !last {
                 list.push(Move::new(from(to), to, kind));
             }
