@@ -44,6 +44,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/sprt-patch.XXXXXX")
 cleanup() {
     git -C "$root" worktree remove --force "$work/master" 2>/dev/null || true
     git -C "$root" worktree remove --force "$work/patch" 2>/dev/null || true
+    rm -rf "$work"
 }
 trap cleanup EXIT
 git -C "$root" worktree add --quiet --detach "$work/master" "$base"
@@ -54,11 +55,11 @@ if [ -n "$patch_file" ]; then
 else
     git -C "$root" worktree add --quiet --detach "$work/patch" "$change"
 fi
-# One target folder for both builds: the dependencies compile once.
-export CARGO_TARGET_DIR=$work/target
+# One target folder for both builds (the dependencies compile once), removed at the end
+# with the rest; the coordinator below builds in the repository's own.
 for side in master patch; do
-    (cd "$work/$side" && cargo build --quiet --release -p engine)
-    cp "$CARGO_TARGET_DIR/release/engine" "$work/engine-$side"
+    (cd "$work/$side" && CARGO_TARGET_DIR=$work/target cargo build --quiet --release -p engine)
+    cp "$work/target/release/engine" "$work/engine-$side"
     echo "$side: bench $("$work/engine-$side" bench 2>/dev/null | tail -n 1)"
 done
 cd "$root"
