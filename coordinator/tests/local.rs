@@ -325,3 +325,56 @@ fn an_interrupted_plan_prints_its_figures_so_far() {
         "{stdout}"
     );
 }
+
+/// A run against an external engine is pinned to the build it started with: the same command
+/// after the engine file changed (a rebuild, the other side of an SPRT) must not add the new
+/// build's games to the old one's. It stops with the engine's name and both digests; the
+/// same build resumes.
+#[test]
+fn resuming_with_another_build_of_an_external_engine_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let coordinator = Path::new(env!("CARGO_BIN_EXE_coordinator"));
+    let built = coordinator.with_file_name(format!("engine{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        built.is_file(),
+        "{} missing: build the workspace",
+        built.display()
+    );
+    let engine = dir.path().join("engine-under-test");
+    std::fs::copy(&built, &engine).expect("copy the engine");
+    let plan = dir.path().join("pinned.toml");
+    std::fs::write(
+        &plan,
+        "title = \"pinned\"\n[[runs]]\nname = \"uci-vs-builtin\"\nkind = \"match\"\ngames = 4\n\
+         seed = 5\n[runs.limits]\nnodes = 200\n[[runs.variants]]\nvariant = \"latte\"\n\
+         ruleset = \"normal\"\n[runs.first]\nengine = \"uci\"\n[runs.second]\nengine = \"builtin\"\n",
+    )
+    .expect("write");
+    let declared = format!("uci={}", engine.display());
+    let state = dir.path().join("state");
+    let first = local(&plan, &state, &["--engine", &declared]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    // The same build: resumes (the run is finished, so it only reports again).
+    let again = local(&plan, &state, &["--engine", &declared]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+
+    // Another build under the same name and path.
+    let mut bytes = std::fs::read(&engine).expect("read");
+    bytes.extend_from_slice(b"rebuilt");
+    std::fs::write(&engine, bytes).expect("write");
+    let refused = local(&plan, &state, &["--engine", &declared]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("engine \"uci\"") && stderr.contains("--state"),
+        "{stderr}"
+    );
+}

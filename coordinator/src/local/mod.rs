@@ -3,6 +3,7 @@
 //! runs one after the other with progress bars, and at the end the reports. The state folder
 //! keeps everything, so running the same command again after Ctrl-C resumes where it stood.
 
+pub mod pins;
 pub mod plan;
 mod progress;
 pub mod report;
@@ -90,7 +91,7 @@ fn check_engines(
 pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
     let text = std::fs::read_to_string(&args.config)
         .with_context(|| format!("cannot read {}", args.config.display()))?;
-    let plan =
+    let mut plan =
         plan::parse(&text, args.scale).with_context(|| format!("in {}", args.config.display()))?;
     let state = args
         .state
@@ -101,6 +102,7 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
     let db = state.join("cluster.db");
     let engines = worker::cluster::engines::Engines::declare(&args.engines).context("--engine")?;
     check_engines(&plan, &engines)?;
+    pins::pin(&mut plan, &engines)?;
     let workers = args
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -164,7 +166,7 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         }
 
         let played = tokio::select! {
-            r = play_plan(&mut admin, &plan, args.quiet, workers) => Some(r),
+            r = play_plan(&mut admin, &plan, args.quiet, workers, &state) => Some(r),
             _ = crate::cli_cluster::shutdown_signal() => None,
         };
         // Workers finish the games under way and submit them, then stop.
@@ -277,6 +279,7 @@ async fn play_plan(
     plan: &plan::Plan,
     quiet: bool,
     workers: usize,
+    state: &Path,
 ) -> anyhow::Result<Vec<Played>> {
     let mut ids: Vec<Played> = Vec::new();
     for (run_no, planned) in (1..).zip(&plan.runs) {
@@ -287,7 +290,11 @@ async fn play_plan(
             .into_inner()
             .runs;
         let id = match existing.iter().find(|r| r.name == planned.config.name) {
-            Some(r) => r.run_id,
+            Some(r) => {
+                let stored = show(admin, r.run_id).await?;
+                pins::check_resumed(planned, &stored.config_toml, state)?;
+                r.run_id
+            }
             None => {
                 let config_toml = match &planned.tuned_from {
                     None => {
