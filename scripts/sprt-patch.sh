@@ -9,10 +9,16 @@
 #   scripts/sprt-patch.sh my-branch --base v1 --plan my.toml -- --workers 1
 #
 # Each build prints its bench signature first: a patch meant to change nothing but speed must
-# show the base's. Arguments after `--` go to `coordinator local` (e.g. `--scale 0.1`).
+# show the base's. Two builds with the same code stop the script: the change does not
+# reach the engine. Arguments after `--` go to `coordinator local` (e.g. `--scale 0.1`).
+#
+# The state folder (default .cluster-local/sprt-<change>-vs-<base>, one per change and base)
+# keeps the games and both engine builds, so the same command after Ctrl-C resumes the test
+# with the same builds instead of building again; `coordinator local` refuses to resume a run
+# with any other build.
 set -euo pipefail
 usage() {
-    echo "usage: $0 PATCH-FILE|REVISION [--base REVISION] [--plan PLAN.toml] [-- coordinator-local-args]" >&2
+    echo "usage: $0 PATCH-FILE|REVISION [--base REVISION] [--plan PLAN.toml] [--state DIR] [-- coordinator-local-args]" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
@@ -21,10 +27,12 @@ shift
 base=HEAD
 root=$(cd "$(dirname "$0")/.." && pwd)
 plan=$root/examples/sprt-engines.toml
+state=
 while [ $# -gt 0 ]; do
     case $1 in
     --base) [ $# -ge 2 ] || usage; base=$2; shift 2 ;;
     --plan) [ $# -ge 2 ] || usage; plan=$(realpath "$2"); shift 2 ;;
+    --state) [ $# -ge 2 ] || usage; state=$(realpath -m "$2"); shift 2 ;;
     --) shift; break ;;
     *) usage ;;
     esac
@@ -32,13 +40,17 @@ done
 [ -f "$plan" ] || { echo "$0: no plan file $plan" >&2; exit 2; }
 git -C "$root" rev-parse --verify --quiet "$base^{commit}" >/dev/null \
     || { echo "$0: '$base' is not a revision of this repository" >&2; exit 2; }
+base_sha=$(git -C "$root" rev-parse --short=12 "$base^{commit}")
 if [ -f "$change" ]; then
     patch_file=$(realpath "$change")
+    change_id=$(basename "$change" .patch)-$(sha256sum "$patch_file" | cut -c1-12)
 else
     git -C "$root" rev-parse --verify --quiet "$change^{commit}" >/dev/null \
         || { echo "$0: '$change' is neither a patch file nor a revision" >&2; exit 2; }
     patch_file=
+    change_id=$(git -C "$root" rev-parse --short=12 "$change^{commit}")
 fi
+state=${state:-$root/.cluster-local/sprt-$change_id-vs-$base_sha}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sprt-patch.XXXXXX")
 cleanup() {
@@ -47,21 +59,41 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-git -C "$root" worktree add --quiet --detach "$work/master" "$base"
-if [ -n "$patch_file" ]; then
-    git -C "$root" worktree add --quiet --detach "$work/patch" "$base"
-    git -C "$work/patch" apply "$patch_file" \
-        || { echo "$0: $change does not apply to $base" >&2; exit 1; }
+if [ -x "$state/engine-master" ] && [ -x "$state/engine-patch" ]; then
+    echo "resuming in $state with the builds kept there"
 else
-    git -C "$root" worktree add --quiet --detach "$work/patch" "$change"
+    git -C "$root" worktree add --quiet --detach "$work/master" "$base"
+    if [ -n "$patch_file" ]; then
+        git -C "$root" worktree add --quiet --detach "$work/patch" "$base"
+        git -C "$work/patch" apply "$patch_file" \
+            || { echo "$0: $change does not apply to $base" >&2; exit 1; }
+    else
+        git -C "$root" worktree add --quiet --detach "$work/patch" "$change"
+    fi
+    # A target folder per build: cargo hashes a workspace by its path relative to the
+    # workspace root and judges freshness by file times, so in one shared folder the second
+    # build (whose sources were written before the first build ended) would be taken as
+    # fresh, and both engines would be the first build. That happened: two SPRTs of a
+    # change against itself.
+    for side in master patch; do
+        (cd "$work/$side" && CARGO_TARGET_DIR=$work/target-$side cargo build --quiet --release -p engine)
+        cp "$work/target-$side/release/engine" "$work/engine-$side"
+    done
+    # Compared without debug information and build id, which hold each worktree's path.
+    for side in master patch; do
+        strip --strip-debug --remove-section=.note.gnu.build-id \
+            -o "$work/code-$side" "$work/engine-$side"
+    done
+    if cmp -s "$work/code-master" "$work/code-patch"; then
+        echo "$0: the two builds have the same code: $change does not change the engine" >&2
+        exit 1
+    fi
+    mkdir -p "$state"
+    cp "$work/engine-master" "$work/engine-patch" "$state/"
 fi
-# One target folder for both builds (the dependencies compile once), removed at the end
-# with the rest; the coordinator below builds in the repository's own.
 for side in master patch; do
-    (cd "$work/$side" && CARGO_TARGET_DIR=$work/target cargo build --quiet --release -p engine)
-    cp "$work/target/release/engine" "$work/engine-$side"
-    echo "$side: bench $("$work/engine-$side" bench 2>/dev/null | tail -n 1)"
+    echo "$side: bench $("$state/engine-$side" bench 2>/dev/null | tail -n 1)"
 done
 cd "$root"
 cargo run --quiet --release --bin coordinator -- local "$plan" \
-    --engine patch="$work/engine-patch" --engine master="$work/engine-master" "$@"
+    --state "$state" --engine patch="$state/engine-patch" --engine master="$state/engine-master" "$@"
