@@ -620,18 +620,26 @@ impl RunConfig {
                 ));
             };
             if !rulesets.contains(&v.ruleset.as_str()) {
+                let expected = rulesets
+                    .iter()
+                    .filter(|r| !r.is_empty())
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if v.ruleset.is_empty() {
+                    return Err(ConfigError::new(
+                        format!("variants[{i}].ruleset"),
+                        format!(
+                            "missing: {} needs a rule-set (one of: {expected})",
+                            v.variant
+                        ),
+                    ));
+                }
                 return Err(ConfigError::new(
                     format!("variants[{i}].ruleset"),
                     format!(
-                        "unknown rule-set '{}' for {} (expected one of: {})",
-                        v.ruleset,
-                        v.variant,
-                        rulesets
-                            .iter()
-                            .filter(|r| !r.is_empty())
-                            .copied()
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        "unknown rule-set '{}' for {} (expected one of: {expected})",
+                        v.ruleset, v.variant,
                     ),
                 ));
             }
@@ -1188,6 +1196,31 @@ mod opening_tests {
         }
         text.push_str("[first]\nengine = \"builtin\"\n");
         RunConfig::parse(&text).expect("valid")
+    }
+
+    #[test]
+    fn a_missing_or_unknown_rule_set_is_named_as_such() {
+        let text = |ruleset: &str| {
+            format!(
+                "name = \"s\"\nkind = \"match\"\ngames = 4\n[limits]\nnodes = 10\n\
+                 [[variants]]\nvariant = \"secutor\"\n{ruleset}[first]\nengine = \"builtin\"\n\
+                 [second]\nengine = \"builtin\"\n"
+            )
+        };
+        let e = RunConfig::parse(&text("")).expect_err("no rule-set");
+        assert_eq!(e.field, "variants[0].ruleset");
+        assert_eq!(
+            e.message,
+            "missing: secutor needs a rule-set (one of: extended, orthodox)"
+        );
+        let e = RunConfig::parse(&text("ruleset = \"luft\"\n")).expect_err("Latte's");
+        assert_eq!(
+            e.message,
+            "unknown rule-set 'luft' for secutor (expected one of: extended, orthodox)"
+        );
+        // Chess has one rule-set: it may be left out.
+        let chess = text("").replace("secutor", "chess");
+        RunConfig::parse(&chess).expect("chess without a rule-set");
     }
 
     #[test]
