@@ -97,8 +97,11 @@ mod tests {
             largest = largest.max(wal_len(&db));
         }
         // Each commit appends about two 1 KiB pages: a log never started again would pass
-        // 40 MB. The automatic checkpoint keeps it near its 1,000 pages.
-        assert!(largest < 8 << 20, "the log grew to {largest} bytes");
+        // 40 MB. The automatic checkpoint keeps it near its 1,000 pages, but how often it
+        // finds a moment to start the log again depends on the scheduling of the checkpoint
+        // thread: on a loaded 2-core machine the log once reached 11.9 MB. The bound is half
+        // of the unbounded case, not a figure of a quiet machine.
+        assert!(largest < 20 << 20, "the log grew to {largest} bytes");
         drop(cp);
         assert_eq!(wal_len(&db), 0, "the last checkpoint truncates the log");
         let n: i64 = conn
