@@ -66,27 +66,6 @@ fn default_state(config: &Path, scale: f64) -> PathBuf {
     PathBuf::from(".cluster-local").join(name)
 }
 
-/// Every external engine the plan names must be declared with `--engine`: the local workers
-/// would otherwise refuse its leases and the run would wait forever.
-fn check_engines(
-    plan: &plan::Plan,
-    engines: &worker::cluster::engines::Engines,
-) -> anyhow::Result<()> {
-    for run in &plan.runs {
-        for player in std::iter::once(&run.config.first).chain(run.config.second.as_ref()) {
-            if !player.is_builtin() && !engines.iter().any(|e| e.name() == player.engine) {
-                anyhow::bail!(
-                    "run {:?} plays the external engine {:?}: declare it with --engine {}=PATH",
-                    run.config.name,
-                    player.engine,
-                    player.engine
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Runs a plan to completion (or until Ctrl-C) and writes its reports.
 pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
     let text = std::fs::read_to_string(&args.config)
@@ -101,7 +80,6 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         .with_context(|| format!("cannot create {}", state.display()))?;
     let db = state.join("cluster.db");
     let engines = worker::cluster::engines::Engines::declare(&args.engines).context("--engine")?;
-    check_engines(&plan, &engines)?;
     pins::pin(&mut plan, &engines)?;
     let workers = args
         .workers
@@ -290,11 +268,7 @@ async fn play_plan(
             .into_inner()
             .runs;
         let id = match existing.iter().find(|r| r.name == planned.config.name) {
-            Some(r) => {
-                let stored = show(admin, r.run_id).await?;
-                pins::check_resumed(planned, &stored.config_toml, state)?;
-                r.run_id
-            }
+            Some(r) => r.run_id,
             None => {
                 let config_toml = match &planned.tuned_from {
                     None => {
@@ -331,6 +305,9 @@ async fn play_plan(
             }
         };
         let d = show(admin, id).await?;
+        // A run found by name may have been played with other builds (a new one holds the
+        // pins it was just created with).
+        pins::check_resumed(planned, &d.config_toml, state)?;
         if d.summary
             .as_ref()
             .is_some_and(|s| state_name(s.state) == pb::RunState::Paused)

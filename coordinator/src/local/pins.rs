@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use worker::cluster::engines::Engines;
+use worker::cluster::engines::{EngineRefused, Engines};
 
 use super::plan::{Plan, PlannedRun};
 
@@ -51,7 +51,7 @@ pub enum PinError {
         /// The declared file's digest.
         declared: String,
     },
-    /// The plan names an engine that is not declared (checked before; kept total here).
+    /// The plan names an engine that is not declared with `--engine`.
     #[error(
         "run {run:?} plays the external engine {engine:?}: declare it with --engine {engine}=PATH"
     )]
@@ -66,40 +66,43 @@ pub enum PinError {
 const SIDES: [&str; 2] = ["first", "second"];
 
 /// Pins every external player of `plan` without a `sha256` to the declared build, and checks
-/// those the plan pins itself.
+/// that each external engine is declared and that a pin the plan gives itself is the declared
+/// build: otherwise the local workers would refuse every lease and the run would wait forever.
 pub fn pin(plan: &mut Plan, engines: &Engines) -> Result<(), PinError> {
     for run in &mut plan.runs {
-        for side in SIDES {
-            let player = match side {
-                "first" => Some(&mut run.config.first),
-                _ => run.config.second.as_mut(),
-            };
+        let players = [Some(&mut run.config.first), run.config.second.as_mut()];
+        for (side, player) in SIDES.into_iter().zip(players) {
             let Some(player) = player else { continue };
             if player.is_builtin() {
                 continue;
             }
-            let declared = engines
-                .iter()
-                .find(|e| e.name() == player.engine)
-                .ok_or_else(|| PinError::Undeclared {
-                    run: run.config.name.clone(),
-                    engine: player.engine.clone(),
-                })?
-                .sha256()
-                .to_string();
+            let declared = match engines.resolve(&player.engine, &player.sha256) {
+                Ok(e) => e.sha256().to_string(),
+                Err(EngineRefused::Undeclared(engine)) => {
+                    return Err(PinError::Undeclared {
+                        run: run.config.name.clone(),
+                        engine,
+                    })
+                }
+                Err(EngineRefused::DigestMismatch {
+                    name,
+                    pinned,
+                    declared,
+                }) => {
+                    return Err(PinError::PlanPin {
+                        run: run.config.name.clone(),
+                        side,
+                        engine: name,
+                        pinned,
+                        declared,
+                    })
+                }
+            };
             if player.sha256.is_empty() {
                 player.sha256.clone_from(&declared);
                 if let Some(toml::Value::Table(t)) = run.table.get_mut(side) {
                     t.insert("sha256".into(), toml::Value::String(declared));
                 }
-            } else if !player.sha256.eq_ignore_ascii_case(&declared) {
-                return Err(PinError::PlanPin {
-                    run: run.config.name.clone(),
-                    side,
-                    engine: player.engine.clone(),
-                    pinned: player.sha256.clone(),
-                    declared,
-                });
             }
         }
     }
@@ -218,14 +221,14 @@ engine = "b"
     fn a_plan_pin_that_is_not_the_declared_build_is_refused() {
         let dir = tempfile::tempdir().expect("tempdir");
         let engines = engines(dir.path(), b"build one", b"build two");
-        let text = PLAN.replace(
-            "[runs.second]\nengine = \"b\"",
-            &format!(
-                "[runs.second]\nengine = \"b\"\nsha256 = \"{}\"",
-                "0".repeat(64)
-            ),
-        );
-        let mut plan = super::super::plan::parse(&text, 1.0).expect("plan");
+        let pinning_b = |sha: &str| {
+            let text = PLAN.replace(
+                "[runs.second]\nengine = \"b\"",
+                &format!("[runs.second]\nengine = \"b\"\nsha256 = \"{sha}\""),
+            );
+            super::super::plan::parse(&text, 1.0).expect("plan")
+        };
+        let mut plan = pinning_b(&"0".repeat(64));
         let e = pin(&mut plan, &engines).expect_err("refused");
         assert!(
             matches!(&e, PinError::PlanPin { side: "second", .. }),
@@ -233,14 +236,7 @@ engine = "b"
         );
         assert!(e.to_string().contains(&sha_of(&engines, "b")), "{e}");
         // A pin that is the declared build passes.
-        let text = PLAN.replace(
-            "[runs.second]\nengine = \"b\"",
-            &format!(
-                "[runs.second]\nengine = \"b\"\nsha256 = \"{}\"",
-                sha_of(&engines, "b")
-            ),
-        );
-        let mut plan = super::super::plan::parse(&text, 1.0).expect("plan");
+        let mut plan = pinning_b(&sha_of(&engines, "b"));
         pin(&mut plan, &engines).expect("the same build");
     }
 
