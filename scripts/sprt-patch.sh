@@ -50,7 +50,18 @@ else
     patch_file=
     change_id=$(git -C "$root" rev-parse --short=12 "$change^{commit}")
 fi
-state=${state:-$root/.cluster-local/sprt-$change_id-vs-$base_sha}
+if [ -z "$state" ]; then
+    state=$root/.cluster-local/sprt-$change_id-vs-$base_sha
+    # A commit since the last run of this change moves HEAD, and with it the default folder:
+    # say where the earlier games are instead of silently starting again.
+    if [ ! -d "$state" ]; then
+        for earlier in "$root"/.cluster-local/sprt-"$change_id"-vs-*; do
+            [ -d "$earlier" ] || continue
+            echo "note: $change was tested before against ${earlier##*-vs-}; its games are kept in $earlier" >&2
+            echo "      to resume that test instead: $0 $change --base ${earlier##*-vs-}" >&2
+        done
+    fi
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sprt-patch.XXXXXX")
 cleanup() {
