@@ -113,12 +113,20 @@ fn eta(remaining_games: u64, games_per_sec: f64) -> String {
 /// An SPRT's Elo (when it has games) and its LLR against the bounds, or `None` for a run
 /// without an SPRT. The LLR says how near a decision is; the Elo, what it is heading for
 /// (fishtest shows both: an LLR alone hides a test drifting toward a tiny gain).
+///
+/// The test counts pairs in index order only (so that which batches come back first cannot
+/// steer it), while the Elo counts every pair reported: when the two differ the LLR says how
+/// many games it covers, or a user sees it jump while the Elo stands still and suspects a bug.
 pub(super) fn sprt_figures(d: &pb::RunDetail) -> Option<String> {
     let p = d.sprt.as_ref()?;
-    let llr = format!(
+    let mut llr = format!(
         "LLR {:.2} [{:.2}, {:.2}]",
         p.llr, p.lower_bound, p.upper_bound
     );
+    let counted = p.counted_pairs.saturating_mul(2);
+    if counted < games(d).0 {
+        llr.push_str(&format!(" over the first {counted} games"));
+    }
     Some(match &d.elo {
         Some(e) => format!(
             "Elo {:+.1} [{:+.1}, {:+.1}], {llr}",
@@ -254,6 +262,7 @@ mod tests {
             llr: 1.234,
             lower_bound: -2.944,
             upper_bound: 2.944,
+            counted_pairs: 50,
             ..Default::default()
         });
         assert_eq!(
@@ -272,6 +281,15 @@ mod tests {
             progress_line(2, &d, session(100, 10.0)),
             "progress: run 2 \"name\": 100/2000 games (5.0%), 10.0 games/s, ETA 3m10s, \
              Elo +8.0 [-10.0, +26.1], LLR 1.23 [-2.94, 2.94]"
+        );
+        // Pairs reported beyond one still out are in the Elo but not yet in the test.
+        if let Some(p) = d.sprt.as_mut() {
+            p.counted_pairs = 44;
+        }
+        assert_eq!(
+            progress_line(2, &d, session(100, 10.0)),
+            "progress: run 2 \"name\": 100/2000 games (5.0%), 10.0 games/s, ETA 3m10s, \
+             Elo +8.0 [-10.0, +26.1], LLR 1.23 [-2.94, 2.94] over the first 88 games"
         );
     }
 
@@ -374,6 +392,7 @@ mod tests {
             llr: 2.95,
             lower_bound: -2.94,
             upper_bound: 2.94,
+            counted_pairs: 400,
             ..Default::default()
         });
         assert_eq!(
