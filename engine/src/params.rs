@@ -127,48 +127,48 @@ macro_rules! tunables {
 }
 
 tunables! {
-    pawn_mg "PawnValueMg" = 85, 40, 200, 6.0, 0.002, All;
-    pawn_eg "PawnValueEg" = 110, 40, 250, 6.0, 0.002, All;
+    pawn_mg "PawnValueMg" = 77, 40, 200, 6.0, 0.002, All;
+    pawn_eg "PawnValueEg" = 112, 40, 250, 6.0, 0.002, All;
     knight_mg "KnightValueMg" = 330, 150, 600, 15.0, 0.002, All;
-    knight_eg "KnightValueEg" = 300, 150, 600, 15.0, 0.002, All;
+    knight_eg "KnightValueEg" = 298, 150, 600, 15.0, 0.002, All;
     bishop_mg "BishopValueMg" = 360, 150, 600, 15.0, 0.002, All;
     bishop_eg "BishopValueEg" = 320, 150, 600, 15.0, 0.002, All;
     rook_mg "RookValueMg" = 480, 250, 900, 20.0, 0.002, All;
-    rook_eg "RookValueEg" = 540, 250, 900, 20.0, 0.002, All;
+    rook_eg "RookValueEg" = 546, 250, 900, 20.0, 0.002, All;
     queen_mg "QueenValueMg" = 1000, 600, 1600, 30.0, 0.002, All;
-    queen_eg "QueenValueEg" = 980, 600, 1600, 30.0, 0.002, All;
+    queen_eg "QueenValueEg" = 995, 600, 1600, 30.0, 0.002, All;
     secutor_mg "SecutorValueMg" = 310, 100, 700, 15.0, 0.002, Secutor;
     secutor_eg "SecutorValueEg" = 330, 100, 700, 15.0, 0.002, Secutor;
     knight_mob_mg "KnightMobilityMg" = 4, 0, 20, 1.0, 0.002, All;
     knight_mob_eg "KnightMobilityEg" = 4, 0, 20, 1.0, 0.002, All;
     bishop_mob_mg "BishopMobilityMg" = 5, 0, 20, 1.0, 0.002, All;
-    bishop_mob_eg "BishopMobilityEg" = 5, 0, 20, 1.0, 0.002, All;
-    rook_mob_mg "RookMobilityMg" = 2, 0, 20, 1.0, 0.002, All;
-    rook_mob_eg "RookMobilityEg" = 4, 0, 20, 1.0, 0.002, All;
+    bishop_mob_eg "BishopMobilityEg" = 4, 0, 20, 1.0, 0.002, All;
+    rook_mob_mg "RookMobilityMg" = 4, 0, 20, 1.0, 0.002, All;
+    rook_mob_eg "RookMobilityEg" = 7, 0, 20, 1.0, 0.002, All;
     queen_mob_mg "QueenMobilityMg" = 1, 0, 20, 1.0, 0.002, All;
     queen_mob_eg "QueenMobilityEg" = 2, 0, 20, 1.0, 0.002, All;
     secutor_mob_mg "SecutorMobilityMg" = 2, 0, 20, 1.0, 0.002, Secutor;
     secutor_mob_eg "SecutorMobilityEg" = 3, 0, 20, 1.0, 0.002, Secutor;
     secutor_capture_mg "SecutorCaptureThreatMg" = 12, 0, 60, 2.0, 0.002, Secutor;
     secutor_capture_eg "SecutorCaptureThreatEg" = 6, 0, 60, 2.0, 0.002, Secutor;
-    bishop_pair_mg "BishopPairMg" = 30, 0, 100, 4.0, 0.002, All;
-    bishop_pair_eg "BishopPairEg" = 50, 0, 120, 4.0, 0.002, All;
-    rook_open_mg "RookOpenFileMg" = 25, 0, 80, 3.0, 0.002, All;
+    bishop_pair_mg "BishopPairMg" = 25, 0, 100, 4.0, 0.002, All;
+    bishop_pair_eg "BishopPairEg" = 52, 0, 120, 4.0, 0.002, All;
+    rook_open_mg "RookOpenFileMg" = 28, 0, 80, 3.0, 0.002, All;
     rook_open_eg "RookOpenFileEg" = 10, 0, 80, 3.0, 0.002, All;
-    rook_semi_mg "RookSemiOpenFileMg" = 12, 0, 60, 3.0, 0.002, All;
+    rook_semi_mg "RookSemiOpenFileMg" = 19, 0, 60, 3.0, 0.002, All;
     rook_semi_eg "RookSemiOpenFileEg" = 8, 0, 60, 3.0, 0.002, All;
     doubled_mg "DoubledPawnMg" = 10, 0, 60, 2.0, 0.002, All;
-    doubled_eg "DoubledPawnEg" = 20, 0, 60, 2.0, 0.002, All;
-    isolated_mg "IsolatedPawnMg" = 12, 0, 60, 2.0, 0.002, All;
-    isolated_eg "IsolatedPawnEg" = 10, 0, 60, 2.0, 0.002, All;
+    doubled_eg "DoubledPawnEg" = 19, 0, 60, 2.0, 0.002, All;
+    isolated_mg "IsolatedPawnMg" = 9, 0, 60, 2.0, 0.002, All;
+    isolated_eg "IsolatedPawnEg" = 13, 0, 60, 2.0, 0.002, All;
     passed2_mg "PassedRank2Mg" = 5, 0, 100, 3.0, 0.002, All;
     passed2_eg "PassedRank2Eg" = 10, 0, 100, 3.0, 0.002, All;
     passed3_mg "PassedRank3Mg" = 5, 0, 100, 3.0, 0.002, All;
     passed3_eg "PassedRank3Eg" = 15, 0, 120, 3.0, 0.002, All;
     passed4_mg "PassedRank4Mg" = 10, 0, 120, 4.0, 0.002, All;
-    passed4_eg "PassedRank4Eg" = 30, 0, 150, 4.0, 0.002, All;
+    passed4_eg "PassedRank4Eg" = 28, 0, 150, 4.0, 0.002, All;
     passed5_mg "PassedRank5Mg" = 25, 0, 150, 5.0, 0.002, All;
-    passed5_eg "PassedRank5Eg" = 55, 0, 200, 5.0, 0.002, All;
+    passed5_eg "PassedRank5Eg" = 44, 0, 200, 5.0, 0.002, All;
     passed6_mg "PassedRank6Mg" = 50, 0, 250, 6.0, 0.002, All;
     passed6_eg "PassedRank6Eg" = 100, 0, 300, 6.0, 0.002, All;
     passed7_mg "PassedRank7Mg" = 80, 0, 300, 8.0, 0.002, All;
@@ -177,7 +177,7 @@ tunables! {
     king_attack_mg "KingAttackMg" = 13, 0, 60, 2.0, 0.002, All;
     king_zone_hit_mg "KingZoneHitMg" = 4, 0, 40, 1.0, 0.002, All;
     safe_check_mg "SafeCheckMg" = 20, 0, 100, 3.0, 0.002, All;
-    king_open_file_mg "KingOpenFileMg" = 20, 0, 80, 3.0, 0.002, All;
+    king_open_file_mg "KingOpenFileMg" = 19, 0, 80, 3.0, 0.002, All;
     castled_mg "CastledKingMg" = 25, 0, 100, 4.0, 0.002, All;
     castling_right_mg "CastlingRightMg" = 8, 0, 50, 2.0, 0.002, All;
     threat_pawn_mg "ThreatByPawnMg" = 50, 0, 150, 4.0, 0.002, All;
@@ -189,7 +189,7 @@ tunables! {
     passer_their_king_eg "PasserTheirKingEg" = 7, 0, 40, 1.0, 0.002, All;
     passer_own_king_eg "PasserOwnKingEg" = 4, 0, 40, 1.0, 0.002, All;
     passer_blocked_eg "PasserBlockedEg" = 5, 0, 40, 1.0, 0.002, All;
-    pst_scale "PstScale" = 100, 0, 200, 8.0, 0.002, All;
+    pst_scale "PstScale" = 126, 0, 200, 8.0, 0.002, All;
     tempo "Tempo" = 14, 0, 50, 2.0, 0.002, All;
 }
 
@@ -345,6 +345,10 @@ mod tests {
     fn secutor_terms_only_in_secutor() {
         assert!(specs_for(Variant::Secutor).any(|s| s.name == "SecutorValueMg"));
         assert!(!specs_for(Variant::Latte).any(|s| s.name == "SecutorValueMg"));
-        assert!(spsa_lines(Variant::Chess).starts_with("PawnValueMg, 85, 40, 200, 6, 0.002"));
+        let first = format!(
+            "PawnValueMg, {}, 40, 200, 6, 0.002",
+            Params::default().pawn_mg
+        );
+        assert!(spsa_lines(Variant::Chess).starts_with(&first));
     }
 }

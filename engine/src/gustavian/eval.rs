@@ -519,6 +519,8 @@ mod tests {
     #[test]
     fn see_cases() {
         let params = Params::default();
+        let v = |r: crate::types::Role| crate::eval::see_value(r, &params);
+        use crate::types::Role::{Pawn, Queen, Rook, Secutor};
         // Pawn takes a knight defended by a pawn: good.
         let p = pos("5k4/*8*/*1p6*/*2n5*/*3P4*/*8*/*8*/5K4 w - - 0 1");
         let mv = find(&p, "e4d5");
@@ -530,8 +532,9 @@ mod tests {
         let p = pos("5k4/*2p1p3*/*3p4*/*8*/*3Q4*/*8*/*8*/5K4 w - - 0 1");
         let mv = find(&p, "e4e6");
         assert!(!p.see_ge(mv, 0, &params));
-        assert!(p.see_ge(mv, -915, &params));
-        assert!(!p.see_ge(mv, -914, &params));
+        // The queen for a pawn.
+        assert!(p.see_ge(mv, v(Pawn) - v(Queen), &params));
+        assert!(!p.see_ge(mv, v(Pawn) - v(Queen) + 1, &params));
         // A quiet queen move to a safe square is fine, to an attacked one is not.
         assert!(p.see_ge(find(&p, "e4e5"), 0, &params));
 
@@ -539,14 +542,16 @@ mod tests {
         let p = pos("4k5/*8*/*8*/*8*/*8*/*n5K1*/*3S4*/r9 w - - 0 1");
         let mv = find(&p, "e2a1");
         assert!(p.see_ge(mv, 0, &params));
-        assert!(p.see_ge(mv, 170, &params));
-        assert!(!p.see_ge(mv, 171, &params));
+        // The rook for the Secutor.
+        assert!(p.see_ge(mv, v(Rook) - v(Secutor), &params));
+        assert!(!p.see_ge(mv, v(Rook) - v(Secutor) + 1, &params));
 
         // Secutor e2 takes the d5 pawn (colliding with e5, turning north-west), defended by c6.
         let p = pos("4k5/*8*/*1p6*/*2pp4*/*8*/*6K1*/*3S4*/10 w - - 0 1");
         let mv = find(&p, "e2d5");
         assert!(!p.see_ge(mv, 0, &params));
-        assert!(p.see_ge(mv, -225, &params));
+        // A pawn for the Secutor.
+        assert!(p.see_ge(mv, v(Pawn) - v(Secutor), &params));
 
         // A Secutor defends by collision: the j8 Secutor, stopped by the rim, guards h6 along
         // j8-i7-h6, so Nxh6 loses the knight.
