@@ -518,9 +518,10 @@ mod tests {
 
     #[test]
     fn see_cases() {
+        use crate::eval::see_value;
+        use crate::types::Role::{self, Pawn, Queen, Rook, Secutor};
         let params = Params::default();
-        let v = |r: crate::types::Role| crate::eval::see_value(r, &params);
-        use crate::types::Role::{Pawn, Queen, Rook, Secutor};
+        let v = |r: Role| see_value(r, &params);
         // Pawn takes a knight defended by a pawn: good.
         let p = pos("5k4/*8*/*1p6*/*2n5*/*3P4*/*8*/*8*/5K4 w - - 0 1");
         let mv = find(&p, "e4d5");
