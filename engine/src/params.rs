@@ -190,6 +190,45 @@ tunables! {
     passer_own_king_eg "PasserOwnKingEg" = 4, 0, 40, 1.0, 0.002, All;
     passer_blocked_eg "PasserBlockedEg" = 5, 0, 40, 1.0, 0.002, All;
     pst_scale "PstScale" = 126, 0, 200, 8.0, 0.002, All;
+    // The piece-square shapes' weights per role and feature (see eval::pst).
+    pst_pawn_rank_mg "PstPawnRankMg" = 3, -20, 30, 1.5, 0.002, All;
+    pst_pawn_rank_eg "PstPawnRankEg" = 6, -20, 30, 1.5, 0.002, All;
+    pst_pawn_centre_mg "PstPawnCentreMg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_pawn_centre_eg "PstPawnCentreEg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_pawn_central_mg "PstPawnCentralMg" = 12, -20, 50, 3.0, 0.002, All;
+    pst_pawn_central_eg "PstPawnCentralEg" = 0, -20, 50, 3.0, 0.002, All;
+    pst_knight_rank_mg "PstKnightRankMg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_knight_rank_eg "PstKnightRankEg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_knight_centre_mg "PstKnightCentreMg" = -6, -30, 20, 1.5, 0.002, All;
+    pst_knight_centre_eg "PstKnightCentreEg" = -5, -30, 20, 1.5, 0.002, All;
+    pst_bishop_rank_mg "PstBishopRankMg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_bishop_rank_eg "PstBishopRankEg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_bishop_centre_mg "PstBishopCentreMg" = -3, -30, 20, 1.5, 0.002, All;
+    pst_bishop_centre_eg "PstBishopCentreEg" = -3, -30, 20, 1.5, 0.002, All;
+    pst_rook_rank_mg "PstRookRankMg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_rook_rank_eg "PstRookRankEg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_rook_centre_mg "PstRookCentreMg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_rook_centre_eg "PstRookCentreEg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_rook_seventh_mg "PstRookSeventhMg" = 15, -20, 60, 3.0, 0.002, All;
+    pst_rook_seventh_eg "PstRookSeventhEg" = 0, -20, 60, 3.0, 0.002, All;
+    pst_rook_file_mg "PstRookFileMg" = -1, -20, 20, 1.5, 0.002, All;
+    pst_rook_file_eg "PstRookFileEg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_queen_rank_mg "PstQueenRankMg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_queen_rank_eg "PstQueenRankEg" = 0, -20, 20, 1.5, 0.002, All;
+    pst_queen_centre_mg "PstQueenCentreMg" = -1, -30, 20, 1.5, 0.002, All;
+    pst_queen_centre_eg "PstQueenCentreEg" = -3, -30, 20, 1.5, 0.002, All;
+    pst_king_rank_mg "PstKingRankMg" = -12, -40, 20, 1.5, 0.002, All;
+    pst_king_rank_eg "PstKingRankEg" = 0, -40, 20, 1.5, 0.002, All;
+    pst_king_centre_mg "PstKingCentreMg" = 0, -30, 20, 1.5, 0.002, All;
+    pst_king_centre_eg "PstKingCentreEg" = -8, -30, 20, 1.5, 0.002, All;
+    pst_king_back_mg "PstKingBackMg" = 10, -20, 50, 3.0, 0.002, All;
+    pst_king_back_eg "PstKingBackEg" = 0, -20, 50, 3.0, 0.002, All;
+    pst_king_wing_mg "PstKingWingMg" = 10, -20, 50, 3.0, 0.002, All;
+    pst_king_wing_eg "PstKingWingEg" = 0, -20, 50, 3.0, 0.002, All;
+    pst_secutor_rank_mg "PstSecutorRankMg" = 0, -20, 20, 1.5, 0.002, Secutor;
+    pst_secutor_rank_eg "PstSecutorRankEg" = 0, -20, 20, 1.5, 0.002, Secutor;
+    pst_secutor_centre_mg "PstSecutorCentreMg" = 0, -30, 20, 1.5, 0.002, Secutor;
+    pst_secutor_centre_eg "PstSecutorCentreEg" = 0, -30, 20, 1.5, 0.002, Secutor;
     tempo "Tempo" = 14, 0, 50, 2.0, 0.002, All;
 }
 

@@ -14,8 +14,8 @@ use crate::eval::{pst, see, EvalSums, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::types::{Color, Piece, Role};
 
-/// Piece-square values from White's side, per role index (pawn..king).
-static PST: [[(i32, i32); 64]; 6] = {
+/// Piece-square features from White's side, per role index (pawn..king).
+static PST: [[pst::Features; 64]; 6] = {
     let roles = [
         Role::Pawn,
         Role::Knight,
@@ -24,12 +24,12 @@ static PST: [[(i32, i32); 64]; 6] = {
         Role::Queen,
         Role::King,
     ];
-    let mut t = [[(0, 0); 64]; 6];
+    let mut t = [[[0; pst::SLOTS]; 64]; 6];
     let mut r = 0;
     while r < 6 {
         let mut sq = 0;
         while sq < 64 {
-            t[r][sq] = pst::value(roles[r], (sq % 8) as i32, (sq / 8) as i32, 8);
+            t[r][sq] = pst::features(roles[r], (sq % 8) as i32, (sq / 8) as i32, 8);
             sq += 1;
         }
         r += 1;
@@ -38,8 +38,8 @@ static PST: [[(i32, i32); 64]; 6] = {
 };
 
 /// [`PST`] per colour, indexed by the real square: what `put` and `remove` add and subtract.
-static PST_BY_COLOR: [[[(i32, i32); 64]; 6]; 2] = {
-    let mut t = [[[(0, 0); 64]; 6]; 2];
+static PST_BY_COLOR: [[[pst::Features; 64]; 6]; 2] = {
+    let mut t = [[[[0; pst::SLOTS]; 64]; 6]; 2];
     let mut r = 0;
     while r < 6 {
         let mut sq = 0;
@@ -54,9 +54,9 @@ static PST_BY_COLOR: [[[(i32, i32); 64]; 6]; 2] = {
     t
 };
 
-/// Unscaled (mg, eg) piece-square value of `piece` on `sq`, from its own side.
+/// Piece-square features of `piece` on `sq`, from its own side.
 #[inline(always)]
-pub(super) fn piece_square(piece: Piece, sq: Square) -> (i32, i32) {
+pub(super) fn piece_square(piece: Piece, sq: Square) -> pst::Features {
     PST_BY_COLOR[piece.color.index()][piece.role.index()][sq.index()]
 }
 
@@ -137,7 +137,7 @@ impl EvalBoard for Board {
         zobrist::piece(Piece::new(color, role), sq.index())
     }
     #[inline]
-    fn pst(role: Role, sq: Square, color: Color) -> (i32, i32) {
+    fn pst(role: Role, sq: Square, color: Color) -> pst::Features {
         PST[role.index()][sq.relative(color).index()]
     }
     #[inline]

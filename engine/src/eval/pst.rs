@@ -1,9 +1,26 @@
-//! Piece-square terms as simple shapes of file and rank, so the same idea serves the 8x8 and
+//! Piece-square terms as tunable shapes of file and rank, so the same idea serves the 8x8 and
 //! the 10x8 Gustavian board: centralisation for minor pieces and queens, advancement for pawns,
 //! the seventh rank for rooks, a sheltered back-rank king in the middle game and a central king
-//! in the end game. The weights are scaled by the tunable `PstScale`.
+//! in the end game.
+//!
+//! A square's value for a role is linear in a few features of the square (its rank from the
+//! piece's side, its distance from the centre, and up to two features of the role's own), with
+//! one tunable weight per feature and phase. The boards keep the per-role sums of the features
+//! through make and unmake ([`EvalSums`](super::EvalSums)); the evaluation multiplies them by
+//! the current weights. So the shapes are tuned by SPSA like any other weight, while the
+//! incremental sums stay independent of [`Params`] (a worker plays theta+ against theta- in one
+//! process). The whole sum is then scaled by the tunable `PstScale`.
 
+use crate::params::Params;
 use crate::types::Role;
+
+/// Feature slots per role.
+pub const SLOTS: usize = 4;
+
+/// The features of one square for one role, in the role's slots: 0 = rank from the piece's own
+/// side (0..=7), 1 = distance from the centre (0 in the middle four cells, growing by one per
+/// step outwards), 2 and 3 = the role's own (see [`features`]). Unused slots hold 0.
+pub type Features = [i8; SLOTS];
 
 /// Twice the distance from the board's centre along one axis of `n` cells (odd values 1, 3, ...).
 const fn axis_distance(i: i32, n: i32) -> i32 {
@@ -15,36 +32,252 @@ const fn axis_distance(i: i32, n: i32) -> i32 {
     }
 }
 
-/// (mg, eg) piece-square value for a piece of `role` on `file` (0-based) of a board `files`
-/// wide, on `rank` counted from its own side (0 = own back rank, 7 = the last rank).
-pub const fn value(role: Role, file: i32, rank: i32, files: i32) -> (i32, i32) {
-    // 0 in the centre, growing by 1 per step outwards on each axis.
-    let centre = (axis_distance(file, files) + axis_distance(rank, 8)) / 2 - 1;
+/// The features of `file` (0-based) on a board `files` wide, on `rank` counted from the
+/// piece's side (0 = own back rank, 7 = the last rank), for a piece of `role`.
+///
+/// The roles' own features: a pawn's slot 2 is 1 on the central files of ranks 3 to 5 (where
+/// pawns fight for the centre); a rook's slot 2 is 1 on the seventh rank and its slot 3 is twice
+/// its file's distance from the centre; a king's slot 2 is 1 on its back rank and its slot 3 is
+/// 1 on the wings (three or more files from the centre), where it castles to.
+pub const fn features(role: Role, file: i32, rank: i32, files: i32) -> Features {
+    let file_distance = axis_distance(file, files);
+    let centre = (file_distance + axis_distance(rank, 8)) / 2 - 1;
+    let (a, b) = match role {
+        Role::Pawn => ((file_distance <= 1 && rank >= 2 && rank <= 4) as i32, 0),
+        Role::Rook => ((rank == 6) as i32, file_distance),
+        Role::King => ((rank == 0) as i32, (file_distance >= 3) as i32),
+        Role::Knight | Role::Bishop | Role::Queen | Role::Secutor => (0, 0),
+    };
+    [rank as i8, centre as i8, a as i8, b as i8]
+}
+
+/// A role's piece-square weights: a fixed per-piece base and one weight per feature slot, for
+/// the middle game and the end game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Weights {
+    /// What every piece of the role adds, wherever it stands (mg, eg): the shapes' offsets,
+    /// which only shift the role's material and so are not tuned.
+    pub base: (i32, i32),
+    /// Middle-game weight per feature slot.
+    pub mg: [i32; SLOTS],
+    /// End-game weight per feature slot.
+    pub eg: [i32; SLOTS],
+}
+
+/// The piece-square weights of `role` under `p`.
+#[inline]
+pub fn weights(role: Role, p: &Params) -> Weights {
     match role {
-        Role::Pawn => {
-            let central = if axis_distance(file, files) <= 1 && rank >= 2 && rank <= 4 {
-                12
-            } else {
-                0
-            };
-            (rank * 3 + central - 3, rank * 6 - 6)
+        Role::Pawn => Weights {
+            base: (-3, -6),
+            mg: [
+                p.pst_pawn_rank_mg,
+                p.pst_pawn_centre_mg,
+                p.pst_pawn_central_mg,
+                0,
+            ],
+            eg: [
+                p.pst_pawn_rank_eg,
+                p.pst_pawn_centre_eg,
+                p.pst_pawn_central_eg,
+                0,
+            ],
+        },
+        Role::Knight => Weights {
+            base: (12, 10),
+            mg: [p.pst_knight_rank_mg, p.pst_knight_centre_mg, 0, 0],
+            eg: [p.pst_knight_rank_eg, p.pst_knight_centre_eg, 0, 0],
+        },
+        Role::Bishop => Weights {
+            base: (6, 6),
+            mg: [p.pst_bishop_rank_mg, p.pst_bishop_centre_mg, 0, 0],
+            eg: [p.pst_bishop_rank_eg, p.pst_bishop_centre_eg, 0, 0],
+        },
+        Role::Rook => Weights {
+            base: (0, 0),
+            mg: [
+                p.pst_rook_rank_mg,
+                p.pst_rook_centre_mg,
+                p.pst_rook_seventh_mg,
+                p.pst_rook_file_mg,
+            ],
+            eg: [
+                p.pst_rook_rank_eg,
+                p.pst_rook_centre_eg,
+                p.pst_rook_seventh_eg,
+                p.pst_rook_file_eg,
+            ],
+        },
+        Role::Queen => Weights {
+            base: (0, 6),
+            mg: [p.pst_queen_rank_mg, p.pst_queen_centre_mg, 0, 0],
+            eg: [p.pst_queen_rank_eg, p.pst_queen_centre_eg, 0, 0],
+        },
+        Role::King => Weights {
+            base: (0, 16),
+            mg: [
+                p.pst_king_rank_mg,
+                p.pst_king_centre_mg,
+                p.pst_king_back_mg,
+                p.pst_king_wing_mg,
+            ],
+            eg: [
+                p.pst_king_rank_eg,
+                p.pst_king_centre_eg,
+                p.pst_king_back_eg,
+                p.pst_king_wing_eg,
+            ],
+        },
+        Role::Secutor => Weights {
+            base: (0, 0),
+            mg: [p.pst_secutor_rank_mg, p.pst_secutor_centre_mg, 0, 0],
+            eg: [p.pst_secutor_rank_eg, p.pst_secutor_centre_eg, 0, 0],
+        },
+    }
+}
+
+/// Every role's piece-square weights laid out as [`EvalSums`](super::EvalSums) lays out its
+/// feature sums (role-major, one entry per slot), so that a side's piece-square sum is two dot
+/// products the compiler vectorises. Built once per evaluation, shared by both sides.
+#[derive(Clone, Copy, Debug)]
+pub struct Table {
+    /// Per role, the fixed per-piece base (mg, eg).
+    pub base: [(i32, i32); Role::ALL.len()],
+    /// Middle-game weight per role and slot.
+    pub mg: [i32; Role::ALL.len() * SLOTS],
+    /// End-game weight per role and slot.
+    pub eg: [i32; Role::ALL.len() * SLOTS],
+}
+
+impl Table {
+    /// The weights of every role under `p`.
+    #[inline]
+    pub fn new(p: &Params) -> Table {
+        let mut t = Table {
+            base: [(0, 0); Role::ALL.len()],
+            mg: [0; Role::ALL.len() * SLOTS],
+            eg: [0; Role::ALL.len() * SLOTS],
+        };
+        for role in Role::ALL {
+            let w = weights(role, p);
+            let r = role.index();
+            t.base[r] = w.base;
+            t.mg[r * SLOTS..(r + 1) * SLOTS].copy_from_slice(&w.mg);
+            t.eg[r * SLOTS..(r + 1) * SLOTS].copy_from_slice(&w.eg);
         }
-        Role::Knight => (-6 * centre + 12, -5 * centre + 10),
-        Role::Bishop => (-3 * centre + 6, -3 * centre + 6),
-        Role::Rook => (
-            if rank == 6 { 15 } else { 0 } - axis_distance(file, files),
-            0,
-        ),
-        Role::Queen => (-centre, -3 * centre + 6),
-        Role::King => {
-            let back = if rank == 0 { 10 } else { -12 * rank };
-            let wing = if axis_distance(file, files) >= 3 {
-                10
-            } else {
-                0
-            };
-            (back + wing, -8 * centre + 16)
+        t
+    }
+}
+
+/// The unscaled (mg, eg) value of one piece of `role` on a square with features `f`: what
+/// the incremental sums add up, square by square.
+pub fn value(role: Role, f: Features, p: &Params) -> (i32, i32) {
+    let w = weights(role, p);
+    let (mut mg, mut eg) = w.base;
+    for i in 0..SLOTS {
+        mg += w.mg[i] * i32::from(f[i]);
+        eg += w.eg[i] * i32::from(f[i]);
+    }
+    (mg, eg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shapes the tables held before their weights became parameters, written out as they
+    /// were: the default weights must give the same values on every square of both boards.
+    fn old_value(role: Role, file: i32, rank: i32, files: i32) -> (i32, i32) {
+        let centre = (axis_distance(file, files) + axis_distance(rank, 8)) / 2 - 1;
+        match role {
+            Role::Pawn => {
+                let central = if axis_distance(file, files) <= 1 && (2..=4).contains(&rank) {
+                    12
+                } else {
+                    0
+                };
+                (rank * 3 + central - 3, rank * 6 - 6)
+            }
+            Role::Knight => (-6 * centre + 12, -5 * centre + 10),
+            Role::Bishop => (-3 * centre + 6, -3 * centre + 6),
+            Role::Rook => (
+                if rank == 6 { 15 } else { 0 } - axis_distance(file, files),
+                0,
+            ),
+            Role::Queen => (-centre, -3 * centre + 6),
+            Role::King => {
+                let back = if rank == 0 { 10 } else { -12 * rank };
+                let wing = if axis_distance(file, files) >= 3 {
+                    10
+                } else {
+                    0
+                };
+                (back + wing, -8 * centre + 16)
+            }
+            Role::Secutor => (0, 0),
         }
-        Role::Secutor => (0, 0),
+    }
+
+    #[test]
+    fn default_weights_give_the_hand_written_shapes() {
+        let p = Params::default();
+        for files in [8, 10] {
+            for role in Role::ALL {
+                for rank in 0..8 {
+                    for file in 0..files {
+                        assert_eq!(
+                            value(role, features(role, file, rank, files), &p),
+                            old_value(role, file, rank, files),
+                            "{role:?} on file {file}, rank {rank}, {files} files"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn features_fit_their_slots() {
+        for files in [8, 10] {
+            for role in Role::ALL {
+                for rank in 0..8 {
+                    for file in 0..files {
+                        let f = features(role, file, rank, files);
+                        assert_eq!(i32::from(f[0]), rank);
+                        assert!((0..=8).contains(&f[1]), "centre distance {}", f[1]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_shape_parameter_moves_some_square() {
+        // A declared shape weight that no square of either board feels would be noise to SPSA.
+        let base = Params::default();
+        for spec in crate::params::SPECS
+            .iter()
+            .filter(|s| s.name.starts_with("Pst"))
+        {
+            if spec.name == "PstScale" {
+                continue;
+            }
+            let mut p = base.clone();
+            let bumped = if spec.default < spec.max {
+                spec.default + 1
+            } else {
+                spec.default - 1
+            };
+            p.set(spec.name, i64::from(bumped)).expect("in range");
+            let felt = Role::ALL.iter().any(|&role| {
+                (0..8).any(|rank| {
+                    (0..10).any(|file| {
+                        let f = features(role, file, rank, 10);
+                        value(role, f, &p) != value(role, f, &base)
+                    })
+                })
+            });
+            assert!(felt, "{} moves no square", spec.name);
+        }
     }
 }

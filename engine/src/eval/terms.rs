@@ -23,6 +23,7 @@
 use std::ops::{BitAnd, BitOr, Not};
 
 use super::pawns::{PawnCache, PawnCounts};
+use super::pst;
 use super::sums::{recount, EvalSums};
 use super::{material, taper};
 use crate::params::Params;
@@ -78,8 +79,8 @@ pub(crate) trait EvalBoard {
     fn square_bb(sq: Self::Square) -> Self::Bitboard;
     /// The Zobrist key of a `color` piece of `role` on `sq` (the pawns' make the pawn key).
     fn zobrist(color: Color, role: Role, sq: Self::Square) -> u64;
-    /// Unscaled (mg, eg) piece-square value of a `color` piece of `role` on `sq`.
-    fn pst(role: Role, sq: Self::Square, color: Color) -> (i32, i32);
+    /// The piece-square features of `sq` for a `color` piece of `role`.
+    fn pst(role: Role, sq: Self::Square, color: Color) -> pst::Features;
     /// The rank of `sq` counted from `color`'s side (0 = own back rank).
     fn relative_rank(color: Color, sq: Self::Square) -> u8;
     /// The (real) squares of a file.
@@ -158,8 +159,9 @@ pub(crate) fn evaluate<B: EvalBoard>(
 ) -> i32 {
     debug_assert_eq!(*board.sums(), recount(board), "incremental evaluation sums");
     let [white_pawns, black_pawns] = pawns.probe(board);
-    let (wm, we) = evaluate_side(board, Color::White, p, &white_pawns);
-    let (bm, be) = evaluate_side(board, Color::Black, p, &black_pawns);
+    let table = pst::Table::new(p);
+    let (wm, we) = evaluate_side(board, Color::White, p, &table, &white_pawns);
+    let (bm, be) = evaluate_side(board, Color::Black, p, &table, &black_pawns);
     let white = taper(wm - bm, we - be, board.sums().phase());
     let score = if turn == Color::White { white } else { -white };
     score + p.tempo
@@ -227,12 +229,13 @@ fn evaluate_side<B: EvalBoard>(
     board: &B,
     color: Color,
     p: &Params,
+    table: &pst::Table,
     pawns: &PawnCounts,
 ) -> (i32, i32) {
     let them = !color;
     let sums = board.sums();
     let (mut mg, mut eg) = material_of(sums, color, p);
-    let (pst_mg, pst_eg) = sums.pst(color);
+    let (pst_mg, pst_eg) = sums.pst(color, table);
     mg += pst_mg * p.pst_scale / 100;
     eg += pst_eg * p.pst_scale / 100;
 

@@ -20,16 +20,16 @@ use crate::eval::{pst, see, EvalSums, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::types::{Color, Piece, Role};
 
-/// Piece-square values from White's side per role index (pawn..secutor), per grid cell (holes
-/// hold values too but are never looked up).
-static PST: [[(i32, i32); CELLS]; 7] = {
+/// Piece-square features from White's side per role index (pawn..secutor), per grid cell
+/// (holes hold features too but are never looked up).
+static PST: [[pst::Features; CELLS]; 7] = {
     let roles = Role::ALL;
-    let mut t = [[(0, 0); CELLS]; 7];
+    let mut t = [[[0; pst::SLOTS]; CELLS]; 7];
     let mut r = 0;
     while r < 7 {
         let mut i = 0;
         while i < CELLS {
-            t[r][i] = pst::value(
+            t[r][i] = pst::features(
                 roles[r],
                 (i % FILES as usize) as i32,
                 (i / FILES as usize) as i32,
@@ -44,8 +44,8 @@ static PST: [[(i32, i32); CELLS]; 7] = {
 
 /// [`PST`] per piece code (`colour * 8 + role`; the unused codes hold zeros), indexed by the
 /// grid cell: what `put` and `remove` add and subtract.
-static PST_BY_CODE: [[(i32, i32); CELLS]; 16] = {
-    let mut t = [[(0, 0); CELLS]; 16];
+static PST_BY_CODE: [[pst::Features; CELLS]; 16] = {
+    let mut t = [[[0; pst::SLOTS]; CELLS]; 16];
     let mut r = 0;
     while r < 7 {
         let mut i = 0;
@@ -61,10 +61,9 @@ static PST_BY_CODE: [[(i32, i32); CELLS]; 16] = {
     t
 };
 
-/// Unscaled (mg, eg) piece-square value of the piece with mailbox code `code` on `sq`, from
-/// its own side.
+/// Piece-square features of the piece with mailbox code `code` on `sq`, from its own side.
 #[inline(always)]
-pub(super) fn piece_square(code: u8, sq: Square) -> (i32, i32) {
+pub(super) fn piece_square(code: u8, sq: Square) -> pst::Features {
     PST_BY_CODE[code as usize & 15][sq.index()]
 }
 
@@ -182,7 +181,7 @@ impl EvalBoard for Position {
         zobrist::piece(zobrist::piece_code(Piece::new(color, role)), sq)
     }
     #[inline]
-    fn pst(role: Role, sq: Square, color: Color) -> (i32, i32) {
+    fn pst(role: Role, sq: Square, color: Color) -> pst::Features {
         let rank = Self::relative_rank(color, sq) as usize;
         PST[role.index()][rank * FILES as usize + sq.file_of() as usize]
     }
