@@ -69,7 +69,13 @@ pub trait SearchPosition: Position {
     /// Static evaluation in centipawns from the side to move's point of view. `pawns` caches
     /// the pawn-structure features between calls (one per search thread); the result does not
     /// depend on what it holds.
-    fn evaluate(&self, params: &Params, pawns: &mut PawnCache) -> i32;
+    fn evaluate(&self, params: &Params, pawns: &mut PawnCache) -> i32 {
+        self.evaluate_with(params, &pst::Table::new(params), pawns)
+    }
+    /// [`evaluate`](Self::evaluate) with the piece-square weights of `params` already laid
+    /// out in `pst` (`pst::Table::new(params)`): the search builds them once per search
+    /// instead of once per node.
+    fn evaluate_with(&self, params: &Params, pst: &pst::Table, pawns: &mut PawnCache) -> i32;
     /// The evaluation's running sums, kept incrementally by make and unmake.
     fn eval_sums(&self) -> EvalSums;
     /// The same sums recomputed from the pieces: the reference `eval_sums` must equal, as

@@ -11,6 +11,7 @@
 //! incremental sums stay independent of [`Params`] (a worker plays theta+ against theta- in one
 //! process). The whole sum is then scaled by the tunable `PstScale`.
 
+use super::sums::{count_lane, feature_lane, LANES};
 use crate::params::Params;
 use crate::types::Role;
 
@@ -137,33 +138,39 @@ pub fn weights(role: Role, p: &Params) -> Weights {
 }
 
 /// Every role's piece-square weights laid out as [`EvalSums`](super::EvalSums) lays out its
-/// feature sums (role-major, one entry per slot), so that a side's piece-square sum is two dot
-/// products the compiler vectorises. Built once per evaluation, shared by both sides.
-#[derive(Clone, Copy, Debug)]
+/// lanes (the feature slots of each role, then each role's piece count, which weighs the
+/// role's base), so that a side's piece-square sum is two dot products the compiler vectorises.
+/// Built once per search ([`Searcher`](crate::search::Searcher)), or per call of
+/// [`evaluate`](super::SearchPosition::evaluate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Table {
-    /// Per role, the fixed per-piece base (mg, eg).
-    pub base: [(i32, i32); Role::ALL.len()],
-    /// Middle-game weight per role and slot.
-    pub mg: [i32; Role::ALL.len() * SLOTS],
-    /// End-game weight per role and slot.
-    pub eg: [i32; Role::ALL.len() * SLOTS],
+    /// Middle-game weight per lane.
+    pub mg: [i16; LANES],
+    /// End-game weight per lane.
+    pub eg: [i16; LANES],
+}
+
+/// A weight as a lane: the declared bounds of every shape weight are far inside `i16`, and a
+/// value set past them outside [`Params::set`] is held at the lane's limit rather than wrapped.
+fn lane(w: i32) -> i16 {
+    w.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
 }
 
 impl Table {
     /// The weights of every role under `p`.
-    #[inline]
     pub fn new(p: &Params) -> Table {
         let mut t = Table {
-            base: [(0, 0); Role::ALL.len()],
-            mg: [0; Role::ALL.len() * SLOTS],
-            eg: [0; Role::ALL.len() * SLOTS],
+            mg: [0; LANES],
+            eg: [0; LANES],
         };
         for role in Role::ALL {
             let w = weights(role, p);
-            let r = role.index();
-            t.base[r] = w.base;
-            t.mg[r * SLOTS..(r + 1) * SLOTS].copy_from_slice(&w.mg);
-            t.eg[r * SLOTS..(r + 1) * SLOTS].copy_from_slice(&w.eg);
+            for slot in 0..SLOTS {
+                t.mg[feature_lane(role, slot)] = lane(w.mg[slot]);
+                t.eg[feature_lane(role, slot)] = lane(w.eg[slot]);
+            }
+            t.mg[count_lane(role)] = lane(w.base.0);
+            t.eg[count_lane(role)] = lane(w.base.1);
         }
         t
     }

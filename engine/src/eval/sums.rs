@@ -21,23 +21,50 @@ use super::pst::{self, Features, SLOTS};
 use super::terms::EvalBoard;
 use crate::types::{Color, Role};
 
-/// Per-role slots of the counts: every role of every board (pawn..secutor).
+/// Roles of every board (pawn..secutor).
 const ROLES: usize = Role::ALL.len();
+
+/// Lane of a role's piece count in a colour's lanes: the shape-feature sums come first, `SLOTS`
+/// per role, then one count per role.
+const COUNT_LANE: usize = ROLES * SLOTS;
+
+/// Lanes per colour: the feature sums and the counts, padded to a multiple of eight so that a
+/// dot product with the weights is whole 128-bit vectors of `i16`.
+pub(crate) const LANES: usize = (COUNT_LANE + ROLES).div_ceil(8) * 8;
+
+/// Where the shape-feature sum of `role`'s `slot` lives.
+#[inline(always)]
+pub(crate) const fn feature_lane(role: Role, slot: usize) -> usize {
+    role.index() * SLOTS + slot
+}
+
+/// Where the count of `role` lives.
+#[inline(always)]
+pub(crate) const fn count_lane(role: Role) -> usize {
+    COUNT_LANE + role.index()
+}
 
 /// The Params-free sums the evaluation needs, kept incrementally by a board.
 ///
 /// Every field is a function of the piece placement alone, so two boards with the same
 /// placement hold equal sums (and FEN round trips compare equal).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EvalSums {
-    /// Pieces per colour and role. A board has at most 68 squares, so a `u8` never wraps.
-    counts: [[u8; ROLES]; 2],
-    /// Per colour and role, the sums of the piece-square features of the squares its pieces
-    /// stand on, each from its own side. At most 68 pieces of one role with features below 10:
-    /// an `i16` never wraps.
-    features: [[i16; ROLES * SLOTS]; 2],
+    /// Per colour, in lanes: for each role the sums of the piece-square features of the squares
+    /// its pieces stand on (from the colour's own side), then each role's piece count. A board
+    /// has at most 68 squares and every feature is below 10, so an `i16` never wraps.
+    lanes: [[i16; LANES]; 2],
     /// XOR of the Zobrist keys of every pawn (0 without pawns): the pawn cache's key.
     pawn_key: u64,
+}
+
+impl Default for EvalSums {
+    fn default() -> Self {
+        EvalSums {
+            lanes: [[0; LANES]; 2],
+            pawn_key: 0,
+        }
+    }
 }
 
 impl EvalSums {
@@ -45,11 +72,10 @@ impl EvalSums {
     /// (from `color`'s side) are `pst` and whose Zobrist key is `key`.
     #[inline(always)]
     pub(crate) fn place(&mut self, color: Color, role: Role, pst: Features, key: u64) {
-        let c = color.index();
-        self.counts[c][role.index()] += 1;
-        let at = role.index() * SLOTS;
-        for i in 0..SLOTS {
-            self.features[c][at + i] += i16::from(pst[i]);
+        let lanes = &mut self.lanes[color.index()];
+        lanes[count_lane(role)] += 1;
+        for (i, f) in pst.iter().enumerate() {
+            lanes[feature_lane(role, i)] += i16::from(*f);
         }
         if role == Role::Pawn {
             self.pawn_key ^= key;
@@ -59,20 +85,19 @@ impl EvalSums {
     /// Records the piece [`place`](Self::place) recorded leaving its square again.
     #[inline(always)]
     pub(crate) fn lift(&mut self, color: Color, role: Role, pst: Features, key: u64) {
-        let c = color.index();
-        self.counts[c][role.index()] -= 1;
-        let at = role.index() * SLOTS;
-        for i in 0..SLOTS {
-            self.features[c][at + i] -= i16::from(pst[i]);
+        let lanes = &mut self.lanes[color.index()];
+        lanes[count_lane(role)] -= 1;
+        for (i, f) in pst.iter().enumerate() {
+            lanes[feature_lane(role, i)] -= i16::from(*f);
         }
         if role == Role::Pawn {
             self.pawn_key ^= key;
         }
     }
 
-    /// Records a piece moving from a square with features `from` to one with `to`, the two squares'
-    /// Zobrist keys XORed in `keys`: [`lift`](Self::lift) then [`place`](Self::place) in one
-    /// step, for the common move that neither captures nor promotes the mover.
+    /// Records a piece moving from a square with features `from` to one with `to`, the two
+    /// squares' Zobrist keys XORed in `keys`: [`lift`](Self::lift) then [`place`](Self::place)
+    /// in one step, for the common move that neither captures nor promotes the mover.
     #[inline(always)]
     pub(crate) fn shift(
         &mut self,
@@ -82,9 +107,9 @@ impl EvalSums {
         to: Features,
         keys: u64,
     ) {
-        let (c, at) = (color.index(), role.index() * SLOTS);
+        let lanes = &mut self.lanes[color.index()];
         for i in 0..SLOTS {
-            self.features[c][at + i] += i16::from(to[i]) - i16::from(from[i]);
+            lanes[feature_lane(role, i)] += i16::from(to[i]) - i16::from(from[i]);
         }
         if role == Role::Pawn {
             self.pawn_key ^= keys;
@@ -94,33 +119,31 @@ impl EvalSums {
     /// How many `color` pieces of `role` stand on the board.
     #[inline]
     pub fn count(&self, color: Color, role: Role) -> i32 {
-        i32::from(self.counts[color.index()][role.index()])
+        i32::from(self.lanes[color.index()][count_lane(role)])
     }
 
     /// `color`'s unscaled (mg, eg) piece-square sum under the shape weights `table`, from its
-    /// own side: the sum of [`pst::value`] over its pieces.
+    /// own side: the sum of [`pst::value`] over its pieces. Two dot products of `i16` lanes.
     #[inline]
     pub fn pst(&self, color: Color, table: &pst::Table) -> (i32, i32) {
-        let c = color.index();
-        let (mut mg, mut eg) = (0, 0);
-        for (n, base) in self.counts[c].iter().zip(&table.base) {
-            mg += i32::from(*n) * base.0;
-            eg += i32::from(*n) * base.1;
-        }
-        for ((f, wm), we) in self.features[c].iter().zip(&table.mg).zip(&table.eg) {
-            mg += i32::from(*f) * wm;
-            eg += i32::from(*f) * we;
-        }
-        (mg, eg)
+        let lanes = &self.lanes[color.index()];
+        let dot = |w: &[i16; LANES]| -> i32 {
+            lanes
+                .iter()
+                .zip(w)
+                .map(|(a, b)| i32::from(*a) * i32::from(*b))
+                .sum()
+        };
+        (dot(&table.mg), dot(&table.eg))
     }
 
     /// The game phase of both sides' pieces together (unclamped; `taper` clamps it).
     #[inline]
     pub fn phase(&self) -> i32 {
         let mut phase = 0;
-        for counts in &self.counts {
+        for lanes in &self.lanes {
             for role in Role::ALL {
-                phase += i32::from(counts[role.index()]) * phase_weight(role);
+                phase += i32::from(lanes[count_lane(role)]) * phase_weight(role);
             }
         }
         phase

@@ -155,11 +155,11 @@ pub(crate) fn evaluate<B: EvalBoard>(
     board: &B,
     turn: Color,
     p: &Params,
+    table: &pst::Table,
     pawns: &mut PawnCache,
 ) -> i32 {
     debug_assert_eq!(*board.sums(), recount(board), "incremental evaluation sums");
     let [white_pawns, black_pawns] = pawns.probe(board);
-    let table = pst::Table::new(p);
     let (wm, we) = evaluate_side(board, Color::White, p, &table, &white_pawns);
     let (bm, be) = evaluate_side(board, Color::Black, p, &table, &black_pawns);
     let white = taper(wm - bm, we - be, board.sums().phase());

@@ -289,8 +289,8 @@ impl EvalBoard for Position {
 impl SearchPosition for Position {
     type NullUndo = Option<Square>;
 
-    fn evaluate(&self, p: &Params, pawns: &mut PawnCache) -> i32 {
-        terms::evaluate(self, self.turn, p, pawns)
+    fn evaluate_with(&self, p: &Params, pst: &pst::Table, pawns: &mut PawnCache) -> i32 {
+        terms::evaluate(self, self.turn, p, pst, pawns)
     }
 
     fn eval_sums(&self) -> EvalSums {

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::eval::{see_value, PawnCache, SearchPosition};
+use crate::eval::{pst, see_value, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::{MoveInfo, MoveList};
 use history::{stat_bonus, Histories, PieceTo, Quiet};
@@ -184,6 +184,8 @@ pub struct Searcher<P: SearchPosition> {
     stopped: bool,
     /// Evaluation weights.
     pub params: Params,
+    /// The piece-square weights of `params`, laid out once at the start of each search.
+    pst: pst::Table,
     /// Search features.
     pub features: Features,
 }
@@ -216,6 +218,7 @@ impl<P: SearchPosition> Searcher<P> {
             start: Instant::now(),
             stop: Arc::new(AtomicBool::new(false)),
             stopped: false,
+            pst: pst::Table::new(&params),
             params,
             features: Features::default(),
         }
@@ -248,6 +251,8 @@ impl<P: SearchPosition> Searcher<P> {
         mut on_info: impl FnMut(&Info<P::Move>),
     ) -> SearchResult<P::Move> {
         self.start = Instant::now();
+        // `params` is public and may have changed since the last search.
+        self.pst = pst::Table::new(&self.params);
         self.nodes = 0;
         self.stopped = false;
         self.tt.new_search();
@@ -586,7 +591,7 @@ impl<P: SearchPosition> Searcher<P> {
         } else {
             let raw = match entry {
                 Some(e) if e.eval != NO_EVAL => i32::from(e.eval),
-                _ => pos.evaluate(&self.params, &mut self.pawns),
+                _ => pos.evaluate_with(&self.params, &self.pst, &mut self.pawns),
             };
             (raw, self.corrected(pos, raw))
         };
@@ -941,7 +946,7 @@ impl<P: SearchPosition> Searcher<P> {
         if !in_check {
             raw_eval = match entry {
                 Some(e) if e.eval != NO_EVAL => i32::from(e.eval),
-                _ => pos.evaluate(&self.params, &mut self.pawns),
+                _ => pos.evaluate_with(&self.params, &self.pst, &mut self.pawns),
             };
             best = self.corrected(pos, raw_eval);
             if best >= beta || ply >= MAX_PLY {
@@ -970,7 +975,7 @@ impl<P: SearchPosition> Searcher<P> {
             pos.tactical_moves(&mut moves);
         }
         if ply >= MAX_PLY {
-            return pos.evaluate(&self.params, &mut self.pawns);
+            return pos.evaluate_with(&self.params, &self.pst, &mut self.pawns);
         }
         let mut scores = [0i32; crate::position::MAX_MOVES];
         let mut n = 0;
