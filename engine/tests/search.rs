@@ -145,3 +145,27 @@ fn every_variant_searches_from_its_start() {
         }
     }
 }
+
+#[test]
+fn a_searcher_plays_the_shapes_of_its_params_as_they_are_when_it_searches() {
+    // The searcher lays out the piece-square weights once per search; a worker changes
+    // `params` between games (theta+ and theta- in one process), and a stale layout would
+    // search with the old shapes.
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let pos = Board::from_fen(chess(), fen).expect("valid");
+    let mut shaped = Params::default();
+    shaped.set("PstKnightCentreMg", -25).expect("in range");
+    shaped.set("PstPawnRankEg", 20).expect("in range");
+    let fresh = Searcher::<Board>::new(8, shaped.clone()).search(&pos, &[], &depth(6), |_| {});
+    let mut reused = Searcher::<Board>::new(8, Params::default());
+    let before = reused.search(&pos, &[], &depth(6), |_| {});
+    reused.new_game();
+    reused.params = shaped;
+    let after = reused.search(&pos, &[], &depth(6), |_| {});
+    assert_eq!((after.nodes, after.score), (fresh.nodes, fresh.score));
+    assert_ne!(
+        (before.nodes, before.score),
+        (fresh.nodes, fresh.score),
+        "the shapes must matter"
+    );
+}
