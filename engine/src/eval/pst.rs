@@ -193,7 +193,7 @@ mod tests {
     use super::*;
 
     /// The shapes the tables held before their weights became parameters, written out as they
-    /// were: the default weights must give the same values on every square of both boards.
+    /// were.
     fn old_value(role: Role, file: i32, rank: i32, files: i32) -> (i32, i32) {
         let centre = (axis_distance(file, files) + axis_distance(rank, 8)) / 2 - 1;
         match role {
@@ -225,9 +225,60 @@ mod tests {
         }
     }
 
+    /// The weights that give the hand-written shapes.
+    fn old_weights() -> Params {
+        let mut p = Params::default();
+        for (name, value) in [
+            ("PstPawnRankMg", 3),
+            ("PstPawnRankEg", 6),
+            ("PstPawnCentreMg", 0),
+            ("PstPawnCentreEg", 0),
+            ("PstPawnCentralMg", 12),
+            ("PstPawnCentralEg", 0),
+            ("PstKnightRankMg", 0),
+            ("PstKnightRankEg", 0),
+            ("PstKnightCentreMg", -6),
+            ("PstKnightCentreEg", -5),
+            ("PstBishopRankMg", 0),
+            ("PstBishopRankEg", 0),
+            ("PstBishopCentreMg", -3),
+            ("PstBishopCentreEg", -3),
+            ("PstRookRankMg", 0),
+            ("PstRookRankEg", 0),
+            ("PstRookCentreMg", 0),
+            ("PstRookCentreEg", 0),
+            ("PstRookSeventhMg", 15),
+            ("PstRookSeventhEg", 0),
+            ("PstRookFileMg", -1),
+            ("PstRookFileEg", 0),
+            ("PstQueenRankMg", 0),
+            ("PstQueenRankEg", 0),
+            ("PstQueenCentreMg", -1),
+            ("PstQueenCentreEg", -3),
+            ("PstKingRankMg", -12),
+            ("PstKingRankEg", 0),
+            ("PstKingCentreMg", 0),
+            ("PstKingCentreEg", -8),
+            ("PstKingBackMg", 10),
+            ("PstKingBackEg", 0),
+            ("PstKingWingMg", 10),
+            ("PstKingWingEg", 0),
+            ("PstSecutorRankMg", 0),
+            ("PstSecutorRankEg", 0),
+            ("PstSecutorCentreMg", 0),
+            ("PstSecutorCentreEg", 0),
+        ] {
+            p.set(name, value).expect("a shape weight in range");
+        }
+        p
+    }
+
     #[test]
-    fn default_weights_give_the_hand_written_shapes() {
-        let p = Params::default();
+    fn the_features_reproduce_the_hand_written_shapes() {
+        // The shapes were tables of hand-written formulas before their weights became
+        // parameters; with those formulas' weights, the features give the same value on every
+        // square of both boards.
+        let p = old_weights();
         for files in [8, 10] {
             for role in Role::ALL {
                 for rank in 0..8 {
