@@ -50,7 +50,7 @@ fn internal(name: &str) -> InternalPlayer<Board> {
     };
     InternalPlayer::new(&InternalSpec {
         hash_mib: 1,
-        ..spec
+        ..*spec
     })
 }
 

@@ -41,7 +41,7 @@ fn internal() -> PlayerSpec {
     let PlayerSpec::Internal(i) = PlayerSpec::internal("internal") else {
         unreachable!()
     };
-    PlayerSpec::Internal(InternalSpec { hash_mib: 1, ..i })
+    PlayerSpec::Internal(Box::new(InternalSpec { hash_mib: 1, ..*i }))
 }
 
 fn config(nodes: u64) -> GameConfig {

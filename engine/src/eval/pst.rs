@@ -181,9 +181,9 @@ impl Table {
 pub fn value(role: Role, f: Features, p: &Params) -> (i32, i32) {
     let w = weights(role, p);
     let (mut mg, mut eg) = w.base;
-    for i in 0..SLOTS {
-        mg += w.mg[i] * i32::from(f[i]);
-        eg += w.eg[i] * i32::from(f[i]);
+    for ((feature, wm), we) in f.iter().zip(w.mg).zip(w.eg) {
+        mg += wm * i32::from(*feature);
+        eg += we * i32::from(*feature);
     }
     (mg, eg)
 }

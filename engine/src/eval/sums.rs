@@ -108,8 +108,8 @@ impl EvalSums {
         keys: u64,
     ) {
         let lanes = &mut self.lanes[color.index()];
-        for i in 0..SLOTS {
-            lanes[feature_lane(role, i)] += i16::from(to[i]) - i16::from(from[i]);
+        for (i, (t, f)) in to.iter().zip(from).enumerate() {
+            lanes[feature_lane(role, i)] += i16::from(*t) - i16::from(f);
         }
         if role == Role::Pawn {
             self.pawn_key ^= keys;

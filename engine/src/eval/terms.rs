@@ -160,8 +160,8 @@ pub(crate) fn evaluate<B: EvalBoard>(
 ) -> i32 {
     debug_assert_eq!(*board.sums(), recount(board), "incremental evaluation sums");
     let [white_pawns, black_pawns] = pawns.probe(board);
-    let (wm, we) = evaluate_side(board, Color::White, p, &table, &white_pawns);
-    let (bm, be) = evaluate_side(board, Color::Black, p, &table, &black_pawns);
+    let (wm, we) = evaluate_side(board, Color::White, p, table, &white_pawns);
+    let (bm, be) = evaluate_side(board, Color::Black, p, table, &black_pawns);
     let white = taper(wm - bm, we - be, board.sums().phase());
     let score = if turn == Color::White { white } else { -white };
     score + p.tempo

@@ -57,8 +57,9 @@ impl UciSpec {
 /// Who plays.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlayerSpec {
-    /// Our engine in process.
-    Internal(InternalSpec),
+    /// Our engine in process (boxed: its parameters are most of its size, hundreds of bytes
+    /// that a UCI spec would otherwise carry too).
+    Internal(Box<InternalSpec>),
     /// A UCI engine process.
     Uci(UciSpec),
 }
@@ -69,11 +70,11 @@ pub const DEFAULT_HASH_MIB: usize = engine::uci::DEFAULT_HASH_MIB;
 impl PlayerSpec {
     /// Our engine with default parameters.
     pub fn internal(name: impl Into<String>) -> Self {
-        PlayerSpec::Internal(InternalSpec {
+        PlayerSpec::Internal(Box::new(InternalSpec {
             name: name.into(),
             params: Params::default(),
             hash_mib: DEFAULT_HASH_MIB,
-        })
+        }))
     }
 
     /// The player's name.
@@ -215,11 +216,11 @@ impl PlayerSpec {
                         "arg, args, dir and option.* need cmd= (a UCI engine process)".into(),
                     ));
                 }
-                PlayerSpec::Internal(InternalSpec {
+                PlayerSpec::Internal(Box::new(InternalSpec {
                     name: name.clone().unwrap_or_else(|| default_name.to_string()),
                     params: Params::default(),
                     hash_mib: hash.unwrap_or(DEFAULT_HASH_MIB),
-                })
+                }))
             }
         };
         if let Some(path) = params {
