@@ -176,21 +176,20 @@ impl Table {
     }
 }
 
-/// The unscaled (mg, eg) value of one piece of `role` on a square with features `f`: what
-/// the incremental sums add up, square by square.
-pub fn value(role: Role, f: Features, p: &Params) -> (i32, i32) {
-    let w = weights(role, p);
-    let (mut mg, mut eg) = w.base;
-    for ((feature, wm), we) in f.iter().zip(w.mg).zip(w.eg) {
-        mg += wm * i32::from(*feature);
-        eg += we * i32::from(*feature);
-    }
-    (mg, eg)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::EvalSums;
+    use crate::types::Color;
+
+    /// The unscaled (mg, eg) value of one piece of `role` on a square with features `f`, the
+    /// way the evaluation computes it: the piece placed in empty sums, whose lanes are
+    /// multiplied by the laid-out weights of `p`.
+    fn value(role: Role, f: Features, p: &Params) -> (i32, i32) {
+        let mut sums = EvalSums::default();
+        sums.place(Color::White, role, f, 0);
+        sums.pst(Color::White, &Table::new(p))
+    }
 
     /// The shapes the tables held before their weights became parameters, written out as they
     /// were.

@@ -123,7 +123,8 @@ impl EvalSums {
     }
 
     /// `color`'s unscaled (mg, eg) piece-square sum under the shape weights `table`, from its
-    /// own side: the sum of [`pst::value`] over its pieces. Two dot products of `i16` lanes.
+    /// own side: each piece's role base plus its square's features times their weights, summed
+    /// over its pieces. Two dot products of `i16` lanes.
     #[inline]
     pub fn pst(&self, color: Color, table: &pst::Table) -> (i32, i32) {
         let lanes = &self.lanes[color.index()];
