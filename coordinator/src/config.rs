@@ -433,7 +433,9 @@ fn a_ratio() -> f64 {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StudySection {
-    /// Rule-set the others are compared with.
+    /// The study row the others are compared with: a rule-set id (`luft`), or
+    /// `variant/rule-set` (`latte/normal`) when the run mixes variants (see
+    /// [`RunConfig::study_row`]).
     #[serde(default)]
     pub baseline: Option<String>,
     /// Stop the study early once every comparison with the baseline (White's score, draw
@@ -701,10 +703,14 @@ impl RunConfig {
                     ));
                 }
                 if let Some(Some(b)) = self.study.as_ref().map(|s| s.baseline.as_ref()) {
-                    if !self.variants.iter().any(|v| &v.ruleset == b) {
+                    let rows = self.study_rows();
+                    if !rows.contains(b) {
                         return Err(ConfigError::new(
                             "study.baseline",
-                            format!("rule-set '{b}' is not among the variants"),
+                            format!(
+                                "'{b}' is not one of this study's rule-sets (expected one of: {})",
+                                rows.join(", ")
+                            ),
                         ));
                     }
                 }
@@ -757,6 +763,50 @@ impl RunConfig {
             }
         }
         Ok(())
+    }
+
+    /// The name of the study row (per rule-set figures, the baseline, comparisons) that pair
+    /// `index` is counted under. It comes from the assignment, never from what a worker
+    /// reports, and is canonical (chess's empty rule-set is `normal`): see [`Self::row_of`].
+    pub fn study_row(&self, index: u64) -> String {
+        self.row_of(self.entry_for_pair(index))
+    }
+
+    /// The study row of a variant entry: its rule-set id when the run plays one variant, and
+    /// `variant/rule-set` when it mixes variants, whose rule-set ids can coincide (chess and
+    /// Latte both have `normal`) and must not be counted as one game.
+    pub fn row_of(&self, entry: &VariantEntry) -> String {
+        let Some(rules) = crate::facts::rules_of(&entry.variant, &entry.ruleset) else {
+            // validate() refuses unplayable entries; the raw names are what they were called.
+            return if self.mixes_variants() {
+                format!("{}/{}", entry.variant, entry.ruleset)
+            } else {
+                entry.ruleset.clone()
+            };
+        };
+        if self.mixes_variants() {
+            rules.to_string()
+        } else {
+            rules.ruleset().id().to_string()
+        }
+    }
+
+    /// The run's study rows, each once, in the order of its variant entries.
+    pub fn study_rows(&self) -> Vec<String> {
+        let mut rows: Vec<String> = Vec::new();
+        for row in self.variants.iter().map(|v| self.row_of(v)) {
+            if !rows.contains(&row) {
+                rows.push(row);
+            }
+        }
+        rows
+    }
+
+    /// Whether the run's entries play more than one variant.
+    pub fn mixes_variants(&self) -> bool {
+        self.variants
+            .iter()
+            .any(|v| v.variant != self.variants[0].variant)
     }
 
     /// Which variant entry pair `index` plays: a smooth weighted round robin, so the entries

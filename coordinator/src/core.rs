@@ -1034,11 +1034,12 @@ impl Core {
                     sprt.record(index, score).map_err(internal)?;
                 }
             }
-            run.totals
-                .by_token
-                .entry(token.clone())
-                .or_default()
-                .add(score, &p.games, label);
+            run.totals.by_token.entry(token.clone()).or_default().add(
+                score,
+                &p.games,
+                &run.config.study_row(p.index),
+                label,
+            );
             self.counters.games += p.games.len() as u64;
             stored.push((row, p.pgn_gz));
         }

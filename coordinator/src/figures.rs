@@ -6,7 +6,6 @@ use crate::model::{Detail, SprtFigures, SpsaRow, Summary, WorkerShare};
 use crate::residual;
 use crate::run::Run;
 use stats::Results;
-use std::collections::BTreeSet;
 
 /// Compute a run's figures from its running totals: O(tokens), whatever the run's length.
 pub fn detail(run: &Run, summary: Summary) -> Detail {
@@ -52,13 +51,7 @@ pub fn detail(run: &Run, summary: Summary) -> Detail {
                 .collect()
         })
         .unwrap_or_default();
-    let rulesets: BTreeSet<&str> = run
-        .config
-        .variants
-        .iter()
-        .map(|v| v.ruleset.as_str())
-        .collect();
-    let study = if run.config.kind == RunKind::Study || rulesets.len() > 1 {
+    let study = if run.config.kind == RunKind::Study || run.config.study_rows().len() > 1 {
         let baseline = run
             .config
             .study

@@ -165,6 +165,13 @@ CREATE TABLE run_history (
     PRIMARY KEY (run_id, pairs)
 ) WITHOUT ROWID;
 "#,
+    // 6: study rows are named by the assignment (`RunConfig::study_row`): `variant/rule-set`
+    // in runs that mix variants, and never the worker's spelling. Stored totals were keyed by
+    // the reported rule-set, which merged chess's and Latte's `normal`: every run's totals are
+    // rebuilt once from its stored pairs at the next start.
+    r#"
+UPDATE runs SET totals_ok = 0;
+"#,
 ];
 
 /// Slots a worker token gets when `token add` is not told otherwise.

@@ -28,10 +28,11 @@ pub struct TokenTotals {
     pub labels: BTreeSet<String>,
 }
 
-/// A game as the study tallies read it.
-pub fn game_record(g: &GameFacts) -> GameRecord {
+/// A game as the study tallies read it, counted under study row `row` (the assignment's,
+/// [`crate::config::RunConfig::study_row`]: not the worker's spelling of its rule-set).
+pub fn game_record(g: &GameFacts, row: &str) -> GameRecord {
     GameRecord {
-        ruleset: g.ruleset.clone(),
+        ruleset: row.to_string(),
         result: g.outcome,
         plies: g.plies,
         termination: g.termination.clone(),
@@ -41,8 +42,8 @@ pub fn game_record(g: &GameFacts) -> GameRecord {
 }
 
 impl TokenTotals {
-    /// Count one pair.
-    pub fn add(&mut self, score: PairScore, games: &[GameFacts], label: &str) {
+    /// Count one pair, whose games go to study row `row`.
+    pub fn add(&mut self, score: PairScore, games: &[GameFacts], row: &str, label: &str) {
         self.pentanomial[usize::from(score.half_points())] += 1;
         for g in games {
             let first_half = match (g.outcome, g.first_is_white) {
@@ -51,7 +52,7 @@ impl TokenTotals {
                 _ => 0,
             };
             self.wdl[[2, 1, 0][first_half]] += 1;
-            self.study.add(&game_record(g));
+            self.study.add(&game_record(g, row));
         }
         if !label.is_empty() && self.labels.len() < LABELS_KEPT {
             self.labels.insert(label.to_string());

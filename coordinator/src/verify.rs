@@ -71,7 +71,7 @@ pub fn rebuild(
                 .by_token
                 .entry(token.to_string())
                 .or_insert_with(TokenTotals::default)
-                .add(score, &games, label);
+                .add(score, &games, &config.study_row(index), label);
             if excluded.contains(token) {
                 excluded_indices.push(index);
             } else if let Some(s) = sprt.as_mut() {

@@ -925,3 +925,89 @@ async fn f13_forged_milestones_are_refused_and_honest_ones_stored() {
     assert!(games.contains("king-corner"), "{games}");
     server.shutdown().await;
 }
+
+/// Finding 14: a study row is named by the assignment, not by the worker. The rules parse
+/// case-insensitively, so "NORMAL" names the pair's own game and is accepted; counting it
+/// under the worker's spelling would let one worker open rows of its own ("NORMAL", "Luft")
+/// beside the real ones, and split a rule-set's games between them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f14_study_rows_are_named_by_the_assignment() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(
+        &mut admin,
+        config("study", 80, "[study]\nbaseline = \"normal\"\n"),
+    )
+    .await;
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    let l = lease(&mut w, wid, 4).await.unwrap();
+    let mut seq = 0;
+    for task in &l.pairs {
+        let mut p = synthetic(task, 0, false);
+        for g in &mut p.games {
+            g.ruleset = g.ruleset.to_uppercase();
+            g.variant = g.variant.to_uppercase();
+        }
+        seq += 1;
+        let r = w
+            .submit(submit(wid, l.lease_id, seq, vec![p]))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(r.accepted_pairs, 1);
+    }
+    let d = show(&mut admin, id).await;
+    let rows: BTreeSet<&str> = d.study.iter().map(|r| r.ruleset.as_str()).collect();
+    assert!(
+        rows.iter().all(|r| ["normal", "luft"].contains(r)),
+        "{rows:?}"
+    );
+    let games: u64 = d.study.iter().map(|r| r.games).sum();
+    assert_eq!(games, 2 * l.pairs.len() as u64);
+    server.shutdown().await;
+}
+
+/// Finding 15: a run that mixes variants names its study rows by variant and rule-set. Chess
+/// and Latte both have a rule-set called `normal`: named by the rule-set alone, their games
+/// were one row, and a "normal" balance was a blend of two games.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f15_mixed_variants_keep_their_rows_apart() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let text = config("study", 40, "[study]\nbaseline = \"latte/normal\"\n").replace(
+        "[[variants]]\nvariant = \"latte\"\nruleset = \"luft\"",
+        "[[variants]]\nvariant = \"chess\"\nruleset = \"normal\"",
+    );
+    let id = create(&mut admin, text).await;
+    let pairs = work(server.worker(&e.workers[0]).await, "box0", 0).await;
+    assert_eq!(pairs, 20);
+    let d = show(&mut admin, id).await;
+    let rows: Vec<(&str, u64)> = d
+        .study
+        .iter()
+        .map(|r| (r.ruleset.as_str(), r.games))
+        .collect();
+    assert_eq!(
+        rows,
+        [("chess/normal", 20), ("latte/normal", 20)],
+        "{rows:?}"
+    );
+    let compared: Vec<(&str, &str)> = d
+        .comparisons
+        .iter()
+        .map(|c| (c.ruleset.as_str(), c.baseline.as_str()))
+        .collect();
+    assert_eq!(compared, [("chess/normal", "latte/normal")]);
+    // A bare rule-set is ambiguous in such a run, and refused with the rows' names.
+    let bare = config("study", 40, "[study]\nbaseline = \"normal\"\n").replace(
+        "[[variants]]\nvariant = \"latte\"\nruleset = \"luft\"",
+        "[[variants]]\nvariant = \"chess\"\nruleset = \"normal\"",
+    );
+    let err = create_err(&mut admin, bare).await;
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(err.message().contains("latte/normal"), "{err}");
+    server.shutdown().await;
+}

@@ -84,3 +84,54 @@ async fn totals_agree_with_the_stored_pairs_and_tampering_is_caught() {
     assert_eq!(after.study, before.study);
     server.shutdown().await;
 }
+
+/// A database from before study rows were named by variant (schema 5) kept a mixed-variant
+/// run's totals under the reported rule-set alone, chess's and Latte's `normal` as one row.
+/// Opening it upgrades the schema and rebuilds those totals from the stored pairs, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upgrade_rebuilds_totals_stored_under_the_old_row_names() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let mixed = config("sprt", 40, "[sprt]\nelo0 = -5\nelo1 = 5\n").replace(
+        "[[variants]]\nvariant = \"latte\"\nruleset = \"luft\"",
+        "[[variants]]\nvariant = \"chess\"",
+    );
+    let id = create(&mut admin, mixed).await;
+    work(server.worker(&e.workers[0]).await, "box0", 0).await;
+    let before = show(&mut admin, id).await;
+    let rows: Vec<&str> = before.study.iter().map(|r| r.ruleset.as_str()).collect();
+    assert_eq!(rows, ["chess/normal", "latte/normal"]);
+    server.shutdown().await;
+
+    // Back to schema 5, with the totals as that version stored them: one `normal` row.
+    let conn = coordinator::store::open(&e.db).unwrap();
+    let (token, data): (String, String) = conn
+        .query_row(
+            "SELECT token, data FROM token_totals WHERE run_id = ?1",
+            [id as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let mut totals: serde_json::Value = serde_json::from_str(&data).unwrap();
+    let rulesets = totals["study"].as_object_mut().unwrap();
+    let latte = rulesets.remove("latte/normal").unwrap();
+    rulesets.remove("chess/normal").unwrap();
+    rulesets.insert("normal".into(), latte);
+    conn.execute(
+        "UPDATE token_totals SET data = ?1 WHERE run_id = ?2 AND token = ?3",
+        (totals.to_string(), id as i64, token),
+    )
+    .unwrap();
+    conn.pragma_update(None, "user_version", 5).unwrap();
+    drop(conn);
+
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let after = show(&mut admin, id).await;
+    assert_eq!(after.study, before.study);
+    assert_eq!(after.pentanomial, before.pentanomial);
+    let v = verify(&mut admin, id).await;
+    assert!(v.problems.is_empty(), "{:?}", v.problems);
+    server.shutdown().await;
+}

@@ -388,16 +388,14 @@ pub fn repeated_openings(config: &crate::config::RunConfig, study: &Study) -> Op
         let Some(openings) = builtin_openings(rules) else {
             continue;
         };
+        let row = config.row_of(v);
         let games = study
             .rulesets
             .iter()
-            .find(|r| r.ruleset == rules.ruleset().id())
+            .find(|r| r.ruleset == row)
             .map_or(0, |r| r.games);
         if games > openings {
-            short.push(format!(
-                "{} ({games} games, {openings} openings)",
-                v.ruleset
-            ));
+            short.push(format!("{row} ({games} games, {openings} openings)"));
         }
     }
     (!short.is_empty()).then(|| {
