@@ -77,6 +77,10 @@ pub enum RunCommand {
     Create {
         /// The config.
         file: PathBuf,
+        /// Of a plan, create only the run with this name (repeat for several): e.g. the SPSA
+        /// run of a tune-then-test plan, whose test needs the tuned values.
+        #[arg(long = "run", value_name = "NAME")]
+        only: Vec<String>,
     },
     /// List runs.
     List,
@@ -288,12 +292,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
                     out
                 }
             }
-            RunCommand::Create { file } => {
+            RunCommand::Create { file, only } => {
                 let text = std::fs::read_to_string(&file)
                     .with_context(|| format!("cannot read {}", file.display()))?;
                 let mut out = String::new();
                 for (name, config_toml) in
-                    run_configs(&text).with_context(|| format!("{}", file.display()))?
+                    run_configs(&text, &only).with_context(|| format!("{}", file.display()))?
                 {
                     let s = c
                         .create_run(pb::CreateRunRequest { config_toml })
@@ -414,11 +418,11 @@ pub fn token(args: TokenArgs) -> anyhow::Result<Outcome> {
 }
 
 /// The runs a `run create` file asks for, by name: one run's table, or a plan (the
-/// `[[runs]]` files of `coordinator local` and `examples/`), each of its runs in order. A plan
-/// is checked whole before anything is created. A run that takes another's tuned values
-/// (`tuned_from`) is refused: those values exist only once that run has finished, so on a
-/// cluster it is created then, with the values written in.
-pub fn run_configs(text: &str) -> anyhow::Result<Vec<(String, String)>> {
+/// `[[runs]]` files of `coordinator local` and `examples/`), each of its runs in order, or
+/// only those named in `only`. A plan is checked whole before anything is created. A run that
+/// takes another's tuned values (`tuned_from`) is refused: those values exist only once that
+/// run has finished, so on a cluster it is created then, with the values written in.
+pub fn run_configs(text: &str, only: &[String]) -> anyhow::Result<Vec<(String, String)>> {
     let table: toml::Table =
         toml::from_str(text).map_err(|e| anyhow::anyhow!("not TOML: {}", e.message()))?;
     if !table.contains_key("runs") {
@@ -427,14 +431,47 @@ pub fn run_configs(text: &str) -> anyhow::Result<Vec<(String, String)>> {
             .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_string();
+        if !only.is_empty() && only != [name.as_str()] {
+            anyhow::bail!(
+                "--run picks runs of a plan ([[runs]]); this file is the one run {name:?}"
+            );
+        }
         return Ok(vec![(name, text.to_string())]);
     }
-    let plan = crate::local::plan::parse(text, 1.0).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut plan = crate::local::plan::parse(text, 1.0).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let names: Vec<String> = plan.runs.iter().map(|r| r.config.name.clone()).collect();
+    if let Some(missing) = only.iter().find(|n| !names.contains(n)) {
+        anyhow::bail!(
+            "the plan has no run {missing:?} (its runs: {})",
+            names.join(", ")
+        );
+    }
+    if !only.is_empty() {
+        plan.runs.retain(|r| only.contains(&r.config.name));
+    }
     if let Some(r) = plan.runs.iter().find(|r| r.tuned_from.is_some()) {
+        let others: Vec<&str> = plan
+            .runs
+            .iter()
+            .filter(|r| r.tuned_from.is_none())
+            .map(|r| r.config.name.as_str())
+            .collect();
+        let pick = if others.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", or create the others now with {}",
+                others
+                    .iter()
+                    .map(|n| format!("--run {n}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        };
         anyhow::bail!(
             "run {:?} takes the tuned values of {:?} (tuned_from), which exist only once that \
              run has finished: run this plan with `coordinator local`, or create {:?} later \
-             with the tuned values in its [first] options",
+             with the tuned values in its [first] options{pick}",
             r.config.name,
             r.tuned_from.as_deref().unwrap_or_default(),
             r.config.name
@@ -458,8 +495,31 @@ mod tests {
 
     #[test]
     fn a_single_run_file_is_sent_as_written() {
-        let runs = run_configs(ONE).unwrap();
+        let runs = run_configs(ONE, &[]).unwrap();
         assert_eq!(runs, vec![("m".to_string(), ONE.to_string())]);
+        let e = run_configs(ONE, &["other".to_string()]).unwrap_err();
+        assert!(e.to_string().contains("one run \"m\""), "{e}");
+    }
+
+    #[test]
+    fn run_picks_the_runs_of_a_plan_that_need_no_tuned_values() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/tune-engine.toml");
+        let text = std::fs::read_to_string(path).unwrap();
+        let e = run_configs(&text, &[]).unwrap_err();
+        assert!(e.to_string().contains("--run tune-engine"), "{e}");
+        let runs = run_configs(&text, &["tune-engine".to_string()]).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].0, "tune-engine");
+        let config = crate::config::RunConfig::parse(&runs[0].1).unwrap();
+        assert_eq!(config.kind, crate::config::RunKind::Spsa);
+        let e = run_configs(&text, &["tuned-vs-defaults".to_string()]).unwrap_err();
+        assert!(e.to_string().contains("tuned_from"), "{e}");
+        let e = run_configs(&text, &["nope".to_string()]).unwrap_err();
+        assert!(
+            e.to_string().contains("no run \"nope\"")
+                && e.to_string().contains("tune-engine, tuned-vs-defaults"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -470,7 +530,7 @@ mod tests {
             let path = entry.unwrap().path();
             let text = std::fs::read_to_string(&path).unwrap();
             let plan = crate::local::plan::parse(&text, 1.0).unwrap();
-            match run_configs(&text) {
+            match run_configs(&text, &[]) {
                 Ok(runs) => {
                     assert_eq!(runs.len(), plan.runs.len(), "{}", path.display());
                     for (name, toml) in runs {
@@ -490,9 +550,9 @@ mod tests {
 
     #[test]
     fn a_bad_plan_is_refused_before_anything_is_created() {
-        let e = run_configs("[[runs]]\nname = \"x\"\nkind = \"nope\"\n").unwrap_err();
+        let e = run_configs("[[runs]]\nname = \"x\"\nkind = \"nope\"\n", &[]).unwrap_err();
         assert!(e.to_string().contains("kind"), "{e}");
-        let e = run_configs("runs = [").unwrap_err();
+        let e = run_configs("runs = [", &[]).unwrap_err();
         assert!(e.to_string().contains("not TOML"), "{e}");
     }
 }
