@@ -977,10 +977,7 @@ async fn f15_mixed_variants_keep_their_rows_apart() {
     let e = env();
     let server = Server::start(&e.db, timing(30_000)).await;
     let mut admin = server.admin(&e.admin).await;
-    let text = config("study", 40, "[study]\nbaseline = \"latte/normal\"\n").replace(
-        "[[variants]]\nvariant = \"latte\"\nruleset = \"luft\"",
-        "[[variants]]\nvariant = \"chess\"\nruleset = \"normal\"",
-    );
+    let text = mixed_config("study", 40, "[study]\nbaseline = \"latte/normal\"\n");
     let id = create(&mut admin, text).await;
     let pairs = work(server.worker(&e.workers[0]).await, "box0", 0).await;
     assert_eq!(pairs, 20);
@@ -1002,10 +999,7 @@ async fn f15_mixed_variants_keep_their_rows_apart() {
         .collect();
     assert_eq!(compared, [("chess/normal", "latte/normal")]);
     // A bare rule-set is ambiguous in such a run, and refused with the rows' names.
-    let bare = config("study", 40, "[study]\nbaseline = \"normal\"\n").replace(
-        "[[variants]]\nvariant = \"latte\"\nruleset = \"luft\"",
-        "[[variants]]\nvariant = \"chess\"\nruleset = \"normal\"",
-    );
+    let bare = mixed_config("study", 40, "[study]\nbaseline = \"normal\"\n");
     let err = create_err(&mut admin, bare).await;
     assert_eq!(err.code(), Code::InvalidArgument, "{err}");
     assert!(err.message().contains("latte/normal"), "{err}");

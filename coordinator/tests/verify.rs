@@ -93,10 +93,7 @@ async fn an_upgrade_rebuilds_totals_stored_under_the_old_row_names() {
     let e = env();
     let server = Server::start(&e.db, timing(30_000)).await;
     let mut admin = server.admin(&e.admin).await;
-    let mixed = config("sprt", 40, "[sprt]\nelo0 = -5\nelo1 = 5\n").replace(
-        "[[variants]]\nvariant = \"latte\"\nruleset = \"luft\"",
-        "[[variants]]\nvariant = \"chess\"",
-    );
+    let mixed = mixed_config("sprt", 40, "[sprt]\nelo0 = -5\nelo1 = 5\n");
     let id = create(&mut admin, mixed).await;
     work(server.worker(&e.workers[0]).await, "box0", 0).await;
     let before = show(&mut admin, id).await;

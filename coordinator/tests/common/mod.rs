@@ -213,6 +213,15 @@ engine = "builtin"
     )
 }
 
+/// [`config`] with chess (rule-set `normal`) in place of Latte `luft`: a run that mixes
+/// variants whose rule-set ids coincide.
+pub fn mixed_config(kind: &str, games: u64, extra: &str) -> String {
+    config(kind, games, extra).replace(
+        "[[variants]]\nvariant = \"latte\"\nruleset = \"luft\"",
+        "[[variants]]\nvariant = \"chess\"\nruleset = \"normal\"",
+    )
+}
+
 pub fn gz(text: &str) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     e.write_all(text.as_bytes()).unwrap();
