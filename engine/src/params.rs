@@ -129,27 +129,27 @@ macro_rules! tunables {
 tunables! {
     pawn_mg "PawnValueMg" = 77, 40, 200, 6.0, 0.002, All;
     pawn_eg "PawnValueEg" = 112, 40, 250, 6.0, 0.002, All;
-    knight_mg "KnightValueMg" = 330, 150, 600, 15.0, 0.002, All;
+    knight_mg "KnightValueMg" = 320, 150, 600, 15.0, 0.002, All;
     knight_eg "KnightValueEg" = 298, 150, 600, 15.0, 0.002, All;
-    bishop_mg "BishopValueMg" = 360, 150, 600, 15.0, 0.002, All;
+    bishop_mg "BishopValueMg" = 365, 150, 600, 15.0, 0.002, All;
     bishop_eg "BishopValueEg" = 320, 150, 600, 15.0, 0.002, All;
-    rook_mg "RookValueMg" = 480, 250, 900, 20.0, 0.002, All;
+    rook_mg "RookValueMg" = 478, 250, 900, 20.0, 0.002, All;
     rook_eg "RookValueEg" = 546, 250, 900, 20.0, 0.002, All;
-    queen_mg "QueenValueMg" = 1000, 600, 1600, 30.0, 0.002, All;
+    queen_mg "QueenValueMg" = 989, 600, 1600, 30.0, 0.002, All;
     queen_eg "QueenValueEg" = 995, 600, 1600, 30.0, 0.002, All;
-    secutor_mg "SecutorValueMg" = 310, 100, 700, 15.0, 0.002, Secutor;
-    secutor_eg "SecutorValueEg" = 330, 100, 700, 15.0, 0.002, Secutor;
-    knight_mob_mg "KnightMobilityMg" = 4, 0, 20, 1.0, 0.002, All;
+    secutor_mg "SecutorValueMg" = 363, 100, 700, 15.0, 0.002, Secutor;
+    secutor_eg "SecutorValueEg" = 337, 100, 700, 15.0, 0.002, Secutor;
+    knight_mob_mg "KnightMobilityMg" = 7, 0, 20, 1.0, 0.002, All;
     knight_mob_eg "KnightMobilityEg" = 4, 0, 20, 1.0, 0.002, All;
-    bishop_mob_mg "BishopMobilityMg" = 5, 0, 20, 1.0, 0.002, All;
+    bishop_mob_mg "BishopMobilityMg" = 6, 0, 20, 1.0, 0.002, All;
     bishop_mob_eg "BishopMobilityEg" = 4, 0, 20, 1.0, 0.002, All;
     rook_mob_mg "RookMobilityMg" = 4, 0, 20, 1.0, 0.002, All;
     rook_mob_eg "RookMobilityEg" = 7, 0, 20, 1.0, 0.002, All;
     queen_mob_mg "QueenMobilityMg" = 1, 0, 20, 1.0, 0.002, All;
     queen_mob_eg "QueenMobilityEg" = 2, 0, 20, 1.0, 0.002, All;
-    secutor_mob_mg "SecutorMobilityMg" = 2, 0, 20, 1.0, 0.002, Secutor;
+    secutor_mob_mg "SecutorMobilityMg" = 1, 0, 20, 1.0, 0.002, Secutor;
     secutor_mob_eg "SecutorMobilityEg" = 3, 0, 20, 1.0, 0.002, Secutor;
-    secutor_capture_mg "SecutorCaptureThreatMg" = 12, 0, 60, 2.0, 0.002, Secutor;
+    secutor_capture_mg "SecutorCaptureThreatMg" = 16, 0, 60, 2.0, 0.002, Secutor;
     secutor_capture_eg "SecutorCaptureThreatEg" = 6, 0, 60, 2.0, 0.002, Secutor;
     bishop_pair_mg "BishopPairMg" = 25, 0, 100, 4.0, 0.002, All;
     bishop_pair_eg "BishopPairEg" = 52, 0, 120, 4.0, 0.002, All;
@@ -170,15 +170,15 @@ tunables! {
     passed5_mg "PassedRank5Mg" = 25, 0, 150, 5.0, 0.002, All;
     passed5_eg "PassedRank5Eg" = 44, 0, 200, 5.0, 0.002, All;
     passed6_mg "PassedRank6Mg" = 50, 0, 250, 6.0, 0.002, All;
-    passed6_eg "PassedRank6Eg" = 100, 0, 300, 6.0, 0.002, All;
+    passed6_eg "PassedRank6Eg" = 97, 0, 300, 6.0, 0.002, All;
     passed7_mg "PassedRank7Mg" = 80, 0, 300, 8.0, 0.002, All;
-    passed7_eg "PassedRank7Eg" = 160, 0, 400, 8.0, 0.002, All;
-    shelter_mg "KingShelterMg" = 9, 0, 60, 2.0, 0.002, All;
-    king_attack_mg "KingAttackMg" = 13, 0, 60, 2.0, 0.002, All;
+    passed7_eg "PassedRank7Eg" = 171, 0, 400, 8.0, 0.002, All;
+    shelter_mg "KingShelterMg" = 10, 0, 60, 2.0, 0.002, All;
+    king_attack_mg "KingAttackMg" = 11, 0, 60, 2.0, 0.002, All;
     king_zone_hit_mg "KingZoneHitMg" = 4, 0, 40, 1.0, 0.002, All;
     safe_check_mg "SafeCheckMg" = 20, 0, 100, 3.0, 0.002, All;
     king_open_file_mg "KingOpenFileMg" = 19, 0, 80, 3.0, 0.002, All;
-    castled_mg "CastledKingMg" = 25, 0, 100, 4.0, 0.002, All;
+    castled_mg "CastledKingMg" = 26, 0, 100, 4.0, 0.002, All;
     castling_right_mg "CastlingRightMg" = 8, 0, 50, 2.0, 0.002, All;
     threat_pawn_mg "ThreatByPawnMg" = 50, 0, 150, 4.0, 0.002, All;
     threat_pawn_eg "ThreatByPawnEg" = 36, 0, 150, 4.0, 0.002, All;
@@ -229,7 +229,7 @@ tunables! {
     pst_secutor_rank_eg "PstSecutorRankEg" = 0, -20, 20, 1.5, 0.002, Secutor;
     pst_secutor_centre_mg "PstSecutorCentreMg" = 3, -30, 20, 1.5, 0.002, Secutor;
     pst_secutor_centre_eg "PstSecutorCentreEg" = 0, -30, 20, 1.5, 0.002, Secutor;
-    tempo "Tempo" = 14, 0, 50, 2.0, 0.002, All;
+    tempo "Tempo" = 18, 0, 50, 2.0, 0.002, All;
 }
 
 impl Params {
