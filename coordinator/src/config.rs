@@ -776,18 +776,15 @@ impl RunConfig {
     /// `variant/rule-set` when it mixes variants, whose rule-set ids can coincide (chess and
     /// Latte both have `normal`) and must not be counted as one game.
     pub fn row_of(&self, entry: &VariantEntry) -> String {
-        let Some(rules) = crate::facts::rules_of(&entry.variant, &entry.ruleset) else {
-            // validate() refuses unplayable entries; the raw names are what they were called.
-            return if self.mixes_variants() {
-                format!("{}/{}", entry.variant, entry.ruleset)
-            } else {
-                entry.ruleset.clone()
-            };
+        // validate() refuses unplayable entries; for one, the raw names are what it was called.
+        let (variant, ruleset) = match crate::facts::rules_of(&entry.variant, &entry.ruleset) {
+            Some(rules) => (rules.variant().id(), rules.ruleset().id()),
+            None => (entry.variant.as_str(), entry.ruleset.as_str()),
         };
         if self.mixes_variants() {
-            rules.to_string()
+            format!("{variant}/{ruleset}")
         } else {
-            rules.ruleset().id().to_string()
+            ruleset.to_string()
         }
     }
 
