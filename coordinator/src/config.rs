@@ -33,6 +33,9 @@
 //! effect = 3.0                # the smallest difference worth finding, percentage points
 //! ```
 
+mod schedule;
+
+use schedule::PairSchedule;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -140,6 +143,9 @@ pub struct RunConfig {
     /// Study settings (kind `study`).
     #[serde(default)]
     pub study: Option<StudySection>,
+    /// Which entry each pair plays, laid out on first use (derived from `variants`).
+    #[serde(skip)]
+    schedule: PairSchedule,
 }
 
 fn default_throughput() -> u32 {
@@ -850,23 +856,9 @@ impl RunConfig {
 
     /// The entry of a pair, and how many earlier pairs of its period went to the same entry.
     fn slot_for_pair(&self, index: u64) -> (usize, u64) {
-        let total: u64 = self.variants.iter().map(|v| u64::from(v.weight)).sum();
-        let slot = index % total.max(1);
-        // Smooth weighted round robin over one period of `total` slots.
-        let mut current: Vec<i64> = vec![0; self.variants.len()];
-        let mut taken: Vec<u64> = vec![0; self.variants.len()];
-        let mut chosen = 0;
-        for _ in 0..=slot {
-            for (c, v) in current.iter_mut().zip(&self.variants) {
-                *c += i64::from(v.weight);
-            }
-            chosen = (0..current.len())
-                .max_by_key(|&k| (current[k], std::cmp::Reverse(k)))
-                .unwrap_or(0);
-            current[chosen] -= total as i64;
-            taken[chosen] += 1;
-        }
-        (chosen, taken[chosen].saturating_sub(1))
+        let weights: Vec<u32> = self.variants.iter().map(|v| v.weight).collect();
+        let slot = self.schedule.slot(&weights, index);
+        (slot.entry, slot.occurrence)
     }
 }
 
