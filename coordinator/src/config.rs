@@ -651,16 +651,19 @@ impl RunConfig {
                     ),
                 ));
             }
-            if v.weight == 0 || v.weight > 1000 {
+            if v.weight == 0 || v.weight > MAX_WEIGHT {
                 return Err(ConfigError::new(
                     format!("variants[{i}].weight"),
-                    "must be between 1 and 1000",
+                    format!("must be between 1 and {MAX_WEIGHT}"),
                 ));
             }
             check_book_name(&format!("variants[{i}].book"), &v.book)?;
         }
-        if self.variants.len() > 16 {
-            return Err(ConfigError::new("variants", "list at most 16 entries"));
+        if self.variants.len() > MAX_VARIANT_ENTRIES {
+            return Err(ConfigError::new(
+                "variants",
+                format!("list at most {MAX_VARIANT_ENTRIES} entries"),
+            ));
         }
         check_book_name("book", &self.book)?;
         check_player("first", &self.first)?;
@@ -861,6 +864,13 @@ impl RunConfig {
         (slot.entry, slot.occurrence)
     }
 }
+
+/// Most variant entries a run may list.
+pub const MAX_VARIANT_ENTRIES: usize = 16;
+
+/// Largest weight of a variant entry. With [`MAX_VARIANT_ENTRIES`], it bounds the period of
+/// the pair schedule (16,000 pairs), which is laid out in memory once per run.
+pub const MAX_WEIGHT: u32 = 1000;
 
 /// Most games a run may plan (pair indices stay far inside the database's integers).
 pub const MAX_GAMES: u64 = 2_000_000_000;

@@ -10,6 +10,7 @@
 //! The layout is exactly the walk the coordinator has always used, so stored runs keep the
 //! assignment their pairs were played under.
 
+use super::{MAX_VARIANT_ENTRIES, MAX_WEIGHT};
 use std::sync::{Arc, OnceLock};
 
 /// The entry a pair plays and how many earlier pairs of its period the same entry took.
@@ -25,8 +26,7 @@ pub(super) struct Slot {
 #[derive(Debug)]
 struct Period {
     weights: Vec<u32>,
-    /// Packed: at most 16 entries and weights of at most 1,000 (checked by validation; a
-    /// config beyond them is never laid out, see [`PairSchedule::slot`]).
+    /// Packed: at most [`MAX_VARIANT_ENTRIES`] entries of weight at most [`MAX_WEIGHT`].
     slots: Vec<(u8, u16)>,
 }
 
@@ -45,10 +45,9 @@ impl PartialEq for PairSchedule {
     }
 }
 
-/// Largest number of entries and weight that [`PairSchedule`] lays out; larger configs (which
-/// validation refuses) are walked pair by pair instead.
-const MAX_ENTRIES: usize = u8::MAX as usize;
-const MAX_WEIGHT: u32 = u16::MAX as u32;
+// What validation allows is what is laid out (at most 16,000 slots of 4 bytes); a config
+// beyond it (validation refuses one) is walked pair by pair instead, never laid out large.
+const _: () = assert!(MAX_VARIANT_ENTRIES <= u8::MAX as usize && MAX_WEIGHT <= u16::MAX as u32);
 
 impl PairSchedule {
     /// The slot of pair `index` for entries of the given weights.
@@ -60,7 +59,8 @@ impl PairSchedule {
                 occurrence: 0,
             };
         }
-        let layable = weights.len() <= MAX_ENTRIES && weights.iter().all(|&w| w <= MAX_WEIGHT);
+        let layable =
+            weights.len() <= MAX_VARIANT_ENTRIES && weights.iter().all(|&w| w <= MAX_WEIGHT);
         if !layable {
             return walk(weights, index % total);
         }
