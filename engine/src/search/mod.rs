@@ -161,6 +161,10 @@ struct Frame<M> {
     excluded: Option<M>,
 }
 
+/// Quiescence's delta-pruning margin: what a capture may gain beyond its victim's value
+/// (positional swing of the exchange).
+const DELTA_MARGIN: i32 = 200;
+
 /// "No static evaluation": the frame of a position in check.
 const NONE: i32 = -INF - 1;
 
@@ -985,7 +989,16 @@ impl<P: SearchPosition> Searcher<P> {
                 || info.promotion.is_some_and(|r| {
                     see_value(r, &self.params) >= see_value(crate::types::Role::Queen, &self.params)
                 });
-            if in_check || (tactical && pos.see_ge(moves[i], 0, &self.params)) {
+            // Delta pruning: a capture that, even winning its victim outright, leaves the
+            // stand-pat score short of alpha by a margin cannot raise it; skipped before the
+            // costlier exchange evaluation.
+            let hopeless = !in_check
+                && self.features.pruning
+                && info.promotion.is_none()
+                && info
+                    .capture
+                    .is_some_and(|v| best + see_value(v, &self.params) + DELTA_MARGIN <= alpha);
+            if in_check || (tactical && !hopeless && pos.see_ge(moves[i], 0, &self.params)) {
                 moves.swap(n, i);
                 scores[n] = info.capture.map_or(0, |v| see_value(v, &self.params) * 8)
                     - see_value(info.role, &self.params) / 8
