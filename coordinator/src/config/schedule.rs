@@ -78,18 +78,15 @@ impl PairSchedule {
     }
 }
 
-/// One period of the smooth weighted round robin: at each slot every entry gains its weight
-/// and the richest (the first among equals) is chosen and pays the total.
+/// One period of the round robin, laid out.
 fn lay_out(weights: &[u32]) -> Period {
     let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
-    let mut current: Vec<i64> = vec![0; weights.len()];
-    let mut taken: Vec<u16> = vec![0; weights.len()];
-    let mut slots = Vec::with_capacity(total as usize);
-    for _ in 0..total {
-        let chosen = step(weights, total, &mut current);
-        slots.push((chosen as u8, taken[chosen]));
-        taken[chosen] += 1;
-    }
+    // `slot` lays out only weights within the packing (asserted above), so the casts keep
+    // every value.
+    let slots = RoundRobin::new(weights)
+        .take(total as usize)
+        .map(|s| (s.entry as u8, s.occurrence as u16))
+        .collect();
     Period {
         weights: weights.to_vec(),
         slots,
@@ -98,30 +95,52 @@ fn lay_out(weights: &[u32]) -> Period {
 
 /// The slot at `slot` (< total) by walking the round robin from the start of the period.
 fn walk(weights: &[u32], slot: u64) -> Slot {
-    let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
-    let mut current: Vec<i64> = vec![0; weights.len()];
-    let mut taken: Vec<u64> = vec![0; weights.len()];
-    let mut chosen = 0;
-    for _ in 0..=slot {
-        chosen = step(weights, total, &mut current);
-        taken[chosen] += 1;
-    }
-    Slot {
-        entry: chosen,
-        occurrence: taken[chosen].saturating_sub(1),
+    RoundRobin::new(weights).nth(slot as usize).unwrap_or(Slot {
+        entry: 0,
+        occurrence: 0,
+    })
+}
+
+/// The smooth weighted round robin from the start of a period, slot after slot (endless: a
+/// period repeats): at each slot every entry gains its weight and the richest (the first
+/// among equals) is chosen and pays the total.
+struct RoundRobin<'a> {
+    weights: &'a [u32],
+    total: i64,
+    current: Vec<i64>,
+    taken: Vec<u64>,
+}
+
+impl<'a> RoundRobin<'a> {
+    fn new(weights: &'a [u32]) -> Self {
+        RoundRobin {
+            weights,
+            total: weights.iter().map(|&w| i64::from(w)).sum(),
+            current: vec![0; weights.len()],
+            taken: vec![0; weights.len()],
+        }
     }
 }
 
-/// One step of the round robin.
-fn step(weights: &[u32], total: u64, current: &mut [i64]) -> usize {
-    for (c, &w) in current.iter_mut().zip(weights) {
-        *c += i64::from(w);
+impl Iterator for RoundRobin<'_> {
+    type Item = Slot;
+
+    fn next(&mut self) -> Option<Slot> {
+        for (c, &w) in self.current.iter_mut().zip(self.weights) {
+            *c += i64::from(w);
+        }
+        let current = &self.current;
+        let chosen = (0..current.len())
+            .max_by_key(|&k| (current[k], std::cmp::Reverse(k)))
+            .unwrap_or(0);
+        let taken = self.taken.get_mut(chosen)?;
+        self.current[chosen] -= self.total;
+        *taken += 1;
+        Some(Slot {
+            entry: chosen,
+            occurrence: *taken - 1,
+        })
     }
-    let chosen = (0..current.len())
-        .max_by_key(|&k| (current[k], std::cmp::Reverse(k)))
-        .unwrap_or(0);
-    current[chosen] -= total as i64;
-    chosen
 }
 
 #[cfg(test)]
