@@ -50,15 +50,34 @@ else
     patch_file=
     change_id=$(git -C "$root" rev-parse --short=12 "$change^{commit}")
 fi
+# What the engine build of a revision is made of: the engine crate's sources and manifest and
+# the workspace's manifest, lock file and cargo settings (not engine/pending or the tests).
+# Two revisions that agree on these build the same engine.
+engine_inputs() {
+    local path
+    for path in engine/src engine/Cargo.toml Cargo.toml Cargo.lock rust-toolchain.toml .cargo; do
+        git -C "$root" rev-parse --verify --quiet "$1:$path" || echo "no $path"
+    done
+}
 if [ -z "$state" ]; then
     state=$root/.cluster-local/sprt-$change_id-vs-$base_sha
-    # A commit since the last run of this change moves HEAD, and with it the default folder:
-    # say where the earlier games are instead of silently starting again.
+    # A commit since the last run of this change moves HEAD, and with it the default folder.
+    # A commit that left the engine alone (the coordinator's, the docs') keeps the test: its
+    # games were played by the very builds this base would give, so it resumes there. Any
+    # other earlier test is named instead of silently starting again.
     if [ ! -d "$state" ]; then
+        ours=$(engine_inputs "$base_sha")
         for earlier in "$root"/.cluster-local/sprt-"$change_id"-vs-*; do
             [ -d "$earlier" ] || continue
-            echo "note: $change was tested before against ${earlier##*-vs-}; its games are kept in $earlier" >&2
-            echo "      to resume that test instead: $0 $change --base ${earlier##*-vs-}" >&2
+            earlier_base=${earlier##*-vs-}
+            if git -C "$root" rev-parse --verify --quiet "$earlier_base^{commit}" >/dev/null \
+                && [ "$(engine_inputs "$earlier_base")" = "$ours" ]; then
+                echo "note: $earlier_base builds the same engine as $base_sha: resuming its test in $earlier" >&2
+                state=$earlier
+                break
+            fi
+            echo "note: $change was tested before against $earlier_base; its games are kept in $earlier" >&2
+            echo "      to resume that test instead: $0 $change --base $earlier_base" >&2
         done
     fi
 fi
