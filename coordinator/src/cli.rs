@@ -71,7 +71,7 @@ pub fn main() -> ExitCode {
             ExitCode::from(out.code)
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", engine::error::chain_message(e.as_ref()));
             ExitCode::from(2)
         }
     }

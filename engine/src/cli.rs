@@ -167,7 +167,7 @@ pub(crate) fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", engine::error::chain_message(e.as_ref()));
             ExitCode::from(2)
         }
     }

@@ -157,3 +157,71 @@ pub enum MoveError {
         fen: String,
     },
 }
+
+/// An error and its causes on one line, `outer: inner: innermost`, as the binaries print a
+/// failure. A cause whose text the message already holds is not repeated: most error enums
+/// here name their source in their own message (so that `{e}` alone is complete) and also
+/// expose it as the `source()` that a chain walk visits, which `{:#}` printed twice
+/// (`cannot read x: No such file or directory: No such file or directory`).
+pub fn chain_message(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = c.source();
+    }
+    message
+}
+
+#[cfg(test)]
+mod chain_tests {
+    use super::chain_message;
+
+    #[derive(Debug, thiserror::Error)]
+    enum Unreadable {
+        #[error("cannot read {path}: {source}")]
+        File {
+            path: String,
+            source: std::io::Error,
+        },
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("loading the book")]
+    struct Loading(#[source] std::io::Error);
+
+    fn not_found() -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::NotFound, "no such file")
+    }
+
+    #[test]
+    fn a_cause_the_message_already_names_is_said_once() {
+        let e = anyhow::Error::from(Unreadable::File {
+            path: "/x".into(),
+            source: not_found(),
+        })
+        .context("--engine");
+        assert_eq!(
+            format!("{e:#}"),
+            "--engine: cannot read /x: no such file: no such file",
+            "what {{:#}} prints"
+        );
+        assert_eq!(
+            chain_message(e.as_ref()),
+            "--engine: cannot read /x: no such file"
+        );
+    }
+
+    #[test]
+    fn a_cause_the_message_does_not_name_is_appended() {
+        let e = anyhow::Error::from(Loading(not_found())).context("--book");
+        assert_eq!(
+            chain_message(e.as_ref()),
+            "--book: loading the book: no such file"
+        );
+    }
+}
