@@ -1,4 +1,5 @@
-//! The `engine` binary: perft tools now, UCI later (with no arguments).
+//! The `engine` binary: a UCI engine when started without arguments; perft, bench, EPD
+//! suites and the tunable parameters as subcommands.
 
 mod cli;
 
