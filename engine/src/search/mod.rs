@@ -148,6 +148,27 @@ fn lmr_reduction(depth: i32, moves: usize) -> i32 {
     (0.75 + d * m / 2.25) as i32
 }
 
+/// What a node of the search is expected to be, as the window and its parent say: the
+/// principal variation (an exact score wanted), a cut node (expected to fail high: one good
+/// move suffices, so late moves are searched with less care), or an all node (expected to
+/// fail low: every move must be refuted). Children alternate between cut and all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Node {
+    Pv,
+    Cut,
+    All,
+}
+
+impl Node {
+    /// The expected type of a zero-window child that is not a reduced late move.
+    fn flipped(self) -> Node {
+        match self {
+            Node::Cut => Node::All,
+            Node::Pv | Node::All => Node::Cut,
+        }
+    }
+}
+
 /// What the search keeps per ply of the current line.
 #[derive(Clone, Copy, Debug)]
 struct Frame<M> {
@@ -304,7 +325,7 @@ impl<P: SearchPosition> Searcher<P> {
                 (-INF, INF)
             };
             let iteration_score = loop {
-                let s = self.negamax(&mut pos, d, 0, alpha, beta, true);
+                let s = self.negamax(&mut pos, d, 0, alpha, beta, Node::Pv);
                 if self.stopped {
                     break s;
                 }
@@ -530,8 +551,9 @@ impl<P: SearchPosition> Searcher<P> {
         ply: usize,
         mut alpha: i32,
         mut beta: i32,
-        pv_node: bool,
+        node: Node,
     ) -> i32 {
+        let pv_node = node == Node::Pv;
         self.pv[ply].clear();
         let root = ply == 0;
         let excluded = self.stack[ply].excluded;
@@ -652,7 +674,14 @@ impl<P: SearchPosition> Searcher<P> {
             self.keys.push(key);
             self.stack[ply].played = PieceTo::NONE;
             self.stack[ply].null = true;
-            let s = -self.negamax(pos, depth - 1 - r, ply + 1, -beta, -beta + 1, false);
+            let s = -self.negamax(
+                pos,
+                depth - 1 - r,
+                ply + 1,
+                -beta,
+                -beta + 1,
+                node.flipped(),
+            );
             self.stack[ply].null = false;
             self.keys.pop();
             pos.unmake_null(undo);
@@ -753,7 +782,7 @@ impl<P: SearchPosition> Searcher<P> {
                             ply,
                             singular_beta - 1,
                             singular_beta,
-                            false,
+                            node,
                         );
                         self.stack[ply].excluded = None;
                         if self.stopped {
@@ -778,7 +807,8 @@ impl<P: SearchPosition> Searcher<P> {
             let new_depth = depth - 1 + extension;
             searched += 1;
             let score = if searched == 1 {
-                -self.negamax(pos, new_depth, ply + 1, -beta, -alpha, pv_node)
+                let child = if pv_node { Node::Pv } else { node.flipped() };
+                -self.negamax(pos, new_depth, ply + 1, -beta, -alpha, child)
             } else {
                 let mut reduction = 0;
                 if self.features.lmr
@@ -797,6 +827,11 @@ impl<P: SearchPosition> Searcher<P> {
                     if gives_check {
                         reduction -= 1;
                     }
+                    // At an expected cut node a late move matters only if the first ones
+                    // all failed: it gets less depth, except the move that cut here before.
+                    if node == Node::Cut && self.killers[ply][0] != Some(mv) {
+                        reduction += 2;
+                    }
                     if quiet {
                         if scores[i] >= 800_000 {
                             reduction -= 1;
@@ -806,19 +841,24 @@ impl<P: SearchPosition> Searcher<P> {
                     }
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
+                // A reduced late move is expected to fail low, so its child to fail high.
                 let mut s = -self.negamax(
                     pos,
                     new_depth - reduction,
                     ply + 1,
                     -alpha - 1,
                     -alpha,
-                    false,
+                    if reduction > 0 {
+                        Node::Cut
+                    } else {
+                        node.flipped()
+                    },
                 );
                 if s > alpha && reduction > 0 {
-                    s = -self.negamax(pos, new_depth, ply + 1, -alpha - 1, -alpha, false);
+                    s = -self.negamax(pos, new_depth, ply + 1, -alpha - 1, -alpha, node.flipped());
                 }
                 if s > alpha && s < beta && pv_node {
-                    s = -self.negamax(pos, new_depth, ply + 1, -beta, -alpha, true);
+                    s = -self.negamax(pos, new_depth, ply + 1, -beta, -alpha, Node::Pv);
                 }
                 s
             };
@@ -1083,5 +1123,19 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
         s + ply as i32
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Node;
+
+    #[test]
+    fn zero_window_children_alternate_between_cut_and_all() {
+        // Below the principal variation the first child of a PV node's late moves is a cut
+        // node; from there cut and all alternate, so the extra reduction lands every other ply.
+        assert_eq!(Node::Pv.flipped(), Node::Cut);
+        assert_eq!(Node::Cut.flipped(), Node::All);
+        assert_eq!(Node::All.flipped(), Node::Cut);
     }
 }
