@@ -16,6 +16,11 @@
 # keeps the games and both engine builds, so the same command after Ctrl-C resumes the test
 # with the same builds instead of building again; `coordinator local` refuses to resume a run
 # with any other build.
+#
+# The whole script is one { } block, read before it runs: bash otherwise reads a script as it
+# goes, and an edit to this file during a test hours long (a pull, a rebase) would run
+# whatever text lands at the old offset when the games end.
+{
 set -euo pipefail
 usage() {
     echo "usage: $0 PATCH-FILE|REVISION [--base REVISION] [--plan PLAN.toml] [--state DIR] [-- coordinator-local-args]" >&2
@@ -127,3 +132,5 @@ done
 cd "$root"
 cargo run --quiet --release --bin coordinator -- local "$plan" \
     --state "$state" --engine patch="$state/engine-patch" --engine master="$state/engine-master" "$@"
+exit
+}
