@@ -64,6 +64,8 @@ enum Command {
         #[arg(long, default_value = "json")]
         format: String,
     },
+    /// Fit the learned piece-square table to labelled positions (Texel's method).
+    TuneSquares(crate::tune_cli::TuneArgs),
     /// Run an EPD test suite with bm/am opcodes and report solved / total.
     Epd {
         /// The .epd file.
@@ -132,6 +134,7 @@ pub(crate) fn main() -> ExitCode {
             run_search_bench(depth.unwrap_or(engine::bench::DEFAULT_DEPTH))
         }
         Some(Command::Params { variant, format }) => run_params(&variant, &format),
+        Some(Command::TuneSquares(args)) => crate::tune_cli::run(&args),
         Some(Command::Epd {
             file,
             movetime,

@@ -18,6 +18,7 @@ pub mod position;
 pub mod san;
 pub mod search;
 pub mod suite;
+pub mod tune;
 pub mod types;
 pub mod uci;
 pub mod variant;

@@ -1,7 +1,8 @@
 //! The `engine` binary: a UCI engine when started without arguments; perft, bench, EPD
-//! suites and the tunable parameters as subcommands.
+//! suites, the tunable parameters and the fit of the learned square tables as subcommands.
 
 mod cli;
+mod tune_cli;
 
 fn main() -> std::process::ExitCode {
     cli::main()

@@ -20,6 +20,8 @@ pub enum Scope {
     All,
     /// Only Secutor Chess (terms of the Secutor piece).
     Secutor,
+    /// Only orthodox chess (the learned square table fitted on its games).
+    Chess,
 }
 
 impl Scope {
@@ -28,6 +30,7 @@ impl Scope {
         match self {
             Scope::All => true,
             Scope::Secutor => matches!(variant, Variant::Secutor),
+            Scope::Chess => matches!(variant, Variant::Chess),
         }
     }
 }
@@ -230,6 +233,8 @@ tunables! {
     pst_secutor_centre_mg "PstSecutorCentreMg" = 3, -30, 20, 1.5, 0.002, Secutor;
     pst_secutor_centre_eg "PstSecutorCentreEg" = 0, -30, 20, 1.5, 0.002, Secutor;
     tempo "Tempo" = 18, 0, 50, 2.0, 0.002, All;
+    // The weight in percent of the learned square table (see eval::squares).
+    square_table_scale "SquareTableScale" = 100, 0, 200, 8.0, 0.002, Chess;
 }
 
 impl Params {

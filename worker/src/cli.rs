@@ -1,4 +1,4 @@
-//! The `worker` command line: `match`, `book` and `bench-games`.
+//! The `worker` command line: `match`, `book`, `bench-games` and `positions`.
 //!
 //! Bad input (an unknown variant, a bad parameters file or engine spec, a missing book, an
 //! engine that does not start) is reported as `error: ...` naming the problem, with exit
@@ -47,6 +47,23 @@ enum Command {
     Book(BookArgs),
     /// Games per minute in process against the same match through the engine's UCI binary.
     BenchGames(BenchArgs),
+    /// Labelled positions (`FEN [result]`) from PGN games, for `engine tune-squares`.
+    Positions(PositionsArgs),
+}
+
+#[derive(Args, Debug)]
+struct PositionsArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// PGN files (games under other rules are skipped).
+    #[arg(long, required = true)]
+    pgn: Vec<PathBuf>,
+    /// Plies from each game's start that are never kept (the book's, not the players').
+    #[arg(long, default_value_t = 8)]
+    skip_plies: usize,
+    /// Output file.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -220,6 +237,7 @@ fn run(cli: Cli) -> Result<(), WorkerError> {
     match command {
         Command::Match(a) => run_match_command(*a),
         Command::Book(a) => run_book(a),
+        Command::Positions(a) => run_positions(a),
         Command::BenchGames(a) => {
             let rules = a.rules.rules()?;
             let config = BenchConfig {
@@ -494,6 +512,36 @@ fn write_pair(
         let line = serde_json::to_string(&slim).map_err(std::io::Error::other)?;
         writeln!(w, "{line}")?;
     }
+    Ok(())
+}
+
+fn run_positions(a: PositionsArgs) -> Result<(), WorkerError> {
+    let filter = crate::positions::Filter {
+        rules: a.rules.rules()?,
+        skip_plies: a.skip_plies,
+    };
+    let output = |source| WorkerError::Output {
+        path: a.out.clone(),
+        source,
+    };
+    let mut out = BufWriter::new(File::create(&a.out).map_err(output)?);
+    let mut tally = crate::positions::Tally::default();
+    for path in &a.pgn {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| WorkerError::Invalid(format!("cannot read {}: {e}", path.display())))?;
+        let games = crate::pgn::read(&text)
+            .map_err(|e| WorkerError::Invalid(format!("{}: {e}", path.display())))?;
+        crate::positions::write_positions(&games, 1, filter, &mut out, &mut tally)
+            .map_err(|e| WorkerError::Invalid(format!("{}: {e}", path.display())))?;
+    }
+    out.flush().map_err(output)?;
+    println!(
+        "{} positions from {} games ({} skipped: other rules or unfinished) written to {}",
+        tally.positions,
+        tally.games,
+        tally.skipped_games,
+        a.out.display()
+    );
     Ok(())
 }
 

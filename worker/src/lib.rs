@@ -41,6 +41,7 @@ pub mod matches;
 pub mod pair;
 pub mod pgn;
 pub mod player;
+pub mod positions;
 pub mod record;
 pub mod runner;
 

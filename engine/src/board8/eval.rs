@@ -129,6 +129,22 @@ impl EvalBoard for Board {
     }
 
     #[inline]
+    fn square_table_sum(&self, color: Color) -> (i32, i32) {
+        let Some(table) = super::tables::for_rules(self.rules) else {
+            return (0, 0);
+        };
+        let (mut mg, mut eg) = (0, 0);
+        for role in &Role::ALL[..crate::eval::squares::ROLES] {
+            for sq in Board::pieces(self, color, *role) {
+                let (m, e) = table.value(*role, sq.relative(color).index());
+                mg += m;
+                eg += e;
+            }
+        }
+        (mg, eg)
+    }
+
+    #[inline]
     fn square_bb(sq: Square) -> Bitboard {
         sq.bb()
     }

@@ -11,12 +11,14 @@ mod makemove;
 mod movegen;
 mod moves;
 pub mod square;
+mod tables;
 mod zobrist;
 
 pub use board::Board;
 pub use makemove::Undo;
 pub use moves::{Move, MoveKind};
 pub use square::{Bitboard, Square};
+pub use tables::for_rules as square_table;
 
 use crate::error::FenError;
 use crate::position::{MoveInfo, MoveList, Position};

@@ -7,6 +7,7 @@
 mod pawns;
 pub mod pst;
 pub(crate) mod see;
+pub mod squares;
 pub(crate) mod sums;
 pub(crate) mod terms;
 

@@ -141,6 +141,14 @@ pub(crate) trait EvalBoard {
         true
     }
 
+    /// `color`'s (mg, eg) sum of the learned piece-square table of the board's rules
+    /// ([`squares`](super::squares)), before `SquareTableScale`; nothing where the rules have
+    /// no table.
+    #[inline]
+    fn square_table_sum(&self, _color: Color) -> (i32, i32) {
+        (0, 0)
+    }
+
     /// The file whose pawns shelter a king on `sq`.
     #[inline]
     fn king_file(sq: Self::Square) -> u8 {
@@ -238,6 +246,11 @@ fn evaluate_side<B: EvalBoard>(
     let (pst_mg, pst_eg) = sums.pst(color, table);
     mg += pst_mg * p.pst_scale / 100;
     eg += pst_eg * p.pst_scale / 100;
+    if p.square_table_scale != 0 {
+        let (table_mg, table_eg) = board.square_table_sum(color);
+        mg += table_mg * p.square_table_scale / 100;
+        eg += table_eg * p.square_table_scale / 100;
+    }
 
     let own = board.color_bb(color);
     let occ = board.occupied();

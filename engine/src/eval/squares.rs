@@ -1,0 +1,47 @@
+//! Learned piece-square tables: one value per role, square and phase, on top of the tunable
+//! shapes of [`pst`](super::pst).
+//!
+//! The shapes are a handful of weights per role so that SPSA can tune them by games and the
+//! same idea serves both boards; they cannot say that a knight on f3 is worth more than one on
+//! d3, or a king on g1 more than on h1. A full table per role can, but its 768 values are far
+//! more than games can tune: they are fitted instead to the results of many games' quiet
+//! positions (Texel's method, `engine tune-squares`), holding every other term fixed, and
+//! stored as data beside the board they were fitted on. One parameter, `SquareTableScale`,
+//! weighs the whole table, so UCI and SPSA can still switch it off or scale it.
+
+use crate::types::Role;
+
+/// Squares of the 8x8 board, the only board with learned tables.
+pub const SQUARES: usize = 64;
+
+/// Roles of the 8x8 board (pawn..king, in [`Role::index`] order).
+pub const ROLES: usize = 6;
+
+/// One learned value per role and square (from the piece's own side: a1 is index 0 for both
+/// colours once Black's squares are mirrored by rank), for the middle and the end game, in
+/// centipawns before `SquareTableScale`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SquareTable {
+    /// Middle-game values, `[role][square]`.
+    pub mg: [[i16; SQUARES]; ROLES],
+    /// End-game values, `[role][square]`.
+    pub eg: [[i16; SQUARES]; ROLES],
+}
+
+impl SquareTable {
+    /// The table that adds nothing: where a fit starts when a board has none yet.
+    pub const ZERO: SquareTable = SquareTable {
+        mg: [[0; SQUARES]; ROLES],
+        eg: [[0; SQUARES]; ROLES],
+    };
+
+    /// The (mg, eg) value of a piece of `role` on the square with index `relative` from its
+    /// own side; nothing for a role the 8x8 board does not have.
+    #[inline(always)]
+    pub fn value(&self, role: Role, relative: usize) -> (i32, i32) {
+        match (self.mg.get(role.index()), self.eg.get(role.index())) {
+            (Some(mg), Some(eg)) => (i32::from(mg[relative]), i32::from(eg[relative])),
+            _ => (0, 0),
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! The fit: the logistic curve's scale for the evaluation as it is, then the table by Adam on
+//! the mean squared error between results and predictions.
+
+use super::samples::Samples;
+use crate::eval::squares::{SquareTable, ROLES, SQUARES};
+
+/// Entries of a flat `[role][square]` table.
+const ENTRIES: usize = ROLES * SQUARES;
+
+/// The predicted score of an evaluation `e` (centipawns, White's side) under scale `k`.
+#[inline]
+fn sigmoid(k: f64, e: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-k * e / 400.0))
+}
+
+/// Mean squared error of the samples whose index `keep` accepts, each evaluated by `eval`.
+fn loss(s: &Samples, k: f64, keep: impl Fn(usize) -> bool, eval: impl Fn(usize) -> f64) -> f64 {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for i in (0..s.len()).filter(|&i| keep(i)) {
+        let d = f64::from(s.result[i]) - sigmoid(k, eval(i));
+        sum += d * d;
+        n += 1;
+    }
+    if n == 0 {
+        0.0
+    } else {
+        sum / n as f64
+    }
+}
+
+/// The scale `k` that makes the evaluation without the table predict the results best (a
+/// golden-section search of the loss, which is unimodal in `k`), so that the table is fitted
+/// to correct the evaluation, not to rescale it.
+pub fn fit_scale(s: &Samples) -> f64 {
+    let f = |k: f64| loss(s, k, |_| true, |i| f64::from(s.base[i]));
+    let (mut a, mut b) = (0.05f64, 5.0f64);
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..60 {
+        let c = b - g * (b - a);
+        let d = a + g * (b - a);
+        if f(c) < f(d) {
+            b = d;
+        } else {
+            a = c;
+        }
+    }
+    (a + b) / 2.0
+}
+
+/// How the table is fitted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitConfig {
+    /// Passes over the training positions.
+    pub epochs: usize,
+    /// Adam's step size, in centipawns.
+    pub learning_rate: f64,
+    /// Weight of the L2 penalty on the table's values (per centipawn squared), which keeps
+    /// entries the data barely sees near zero.
+    pub l2: f64,
+    /// Every `holdout`-th position is kept out of training to measure the fit (0: none).
+    pub holdout: usize,
+    /// No value goes beyond this many centipawns.
+    pub limit: f64,
+}
+
+impl Default for FitConfig {
+    fn default() -> Self {
+        FitConfig {
+            epochs: 400,
+            learning_rate: 1.0,
+            l2: 1e-8,
+            holdout: 10,
+            limit: 200.0,
+        }
+    }
+}
+
+/// The losses at one point of the fit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// Passes done.
+    pub epoch: usize,
+    /// Mean squared error on the training positions.
+    pub train: f64,
+    /// Mean squared error on the held-out positions (the training loss without them).
+    pub holdout: f64,
+}
+
+/// A fitted table and how the fit went.
+#[derive(Clone, Debug)]
+pub struct Fit {
+    /// The table, rounded to whole centipawns.
+    pub table: SquareTable,
+    /// The logistic scale used.
+    pub k: f64,
+    /// The losses before the first pass (with the starting table).
+    pub start: Progress,
+    /// The losses after the last pass (with the rounded table).
+    pub end: Progress,
+}
+
+impl FitConfig {
+    fn held_out(&self, i: usize) -> bool {
+        self.holdout > 0 && i % self.holdout == self.holdout - 1
+    }
+
+    /// Fits a table to `s` from `start` with the scale `k`, calling `report` every `every`
+    /// epochs (0: never).
+    pub fn fit(
+        &self,
+        s: &Samples,
+        k: f64,
+        start: &SquareTable,
+        every: usize,
+        mut report: impl FnMut(Progress),
+    ) -> Fit {
+        let mut w = flatten(start);
+        let progress = |w: &[f64], epoch: usize| Progress {
+            epoch,
+            train: loss(s, k, |i| !self.held_out(i), |i| eval(s, w, i)),
+            holdout: if self.holdout > 0 {
+                loss(s, k, |i| self.held_out(i), |i| eval(s, w, i))
+            } else {
+                0.0
+            },
+        };
+        let first = progress(&w, 0);
+        let (mut m, mut v) = (vec![0.0; w.len()], vec![0.0; w.len()]);
+        let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8);
+        let train = (0..s.len()).filter(|&i| !self.held_out(i)).count().max(1) as f64;
+        let dk = k * std::f64::consts::LN_10 / 400.0;
+        let mut grad = vec![0.0; w.len()];
+        for epoch in 1..=self.epochs {
+            grad.iter_mut().for_each(|g| *g = 0.0);
+            for i in (0..s.len()).filter(|&i| !self.held_out(i)) {
+                let p = sigmoid(k, eval(s, &w, i));
+                // d(r - p)^2 / de, averaged over the training positions.
+                let c = -2.0 * (f64::from(s.result[i]) - p) * p * (1.0 - p) * dk / train;
+                let mg = f64::from(s.mg_share[i]);
+                for (e, sign) in s.entries_of(i) {
+                    grad[e] += c * f64::from(sign) * mg;
+                    grad[ENTRIES + e] += c * f64::from(sign) * (1.0 - mg);
+                }
+            }
+            let (b1, b2) = (
+                1.0 - beta1.powi(epoch as i32),
+                1.0 - beta2.powi(epoch as i32),
+            );
+            for j in 0..w.len() {
+                let g = grad[j] + 2.0 * self.l2 * w[j];
+                m[j] = beta1 * m[j] + (1.0 - beta1) * g;
+                v[j] = beta2 * v[j] + (1.0 - beta2) * g * g;
+                let step = self.learning_rate * (m[j] / b1) / ((v[j] / b2).sqrt() + eps);
+                w[j] = (w[j] - step).clamp(-self.limit, self.limit);
+            }
+            if every > 0 && epoch % every == 0 {
+                report(progress(&w, epoch));
+            }
+        }
+        w.iter_mut().for_each(|x| *x = x.round());
+        let table = unflatten(&w);
+        Fit {
+            end: progress(&w, self.epochs),
+            start: first,
+            table,
+            k,
+        }
+    }
+}
+
+/// Sample `i`'s evaluation with the table `w` (mg entries, then eg entries).
+#[inline]
+fn eval(s: &Samples, w: &[f64], i: usize) -> f64 {
+    let mg = f64::from(s.mg_share[i]);
+    let mut e = f64::from(s.base[i]);
+    for (j, sign) in s.entries_of(i) {
+        e += f64::from(sign) * (mg * w[j] + (1.0 - mg) * w[ENTRIES + j]);
+    }
+    e
+}
+
+fn flatten(t: &SquareTable) -> Vec<f64> {
+    let mg = t.mg.iter().flatten();
+    let eg = t.eg.iter().flatten();
+    mg.chain(eg).map(|&x| f64::from(x)).collect()
+}
+
+fn unflatten(w: &[f64]) -> SquareTable {
+    let mut t = SquareTable::ZERO;
+    for r in 0..ROLES {
+        for sq in 0..SQUARES {
+            t.mg[r][sq] = w[r * SQUARES + sq] as i16;
+            t.eg[r][sq] = w[ENTRIES + r * SQUARES + sq] as i16;
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Params;
+    use crate::variant::{Rules, Variant};
+
+    /// Positions where a White knight on one square wins and on another loses, whatever the
+    /// rest: the fit must learn that difference, and the held-out loss must fall with it.
+    #[test]
+    fn the_fit_learns_a_square_the_results_favour() {
+        let mut text = String::new();
+        for i in 0..40 {
+            // Knight on f3 (index 21): White wins; on a3 (16): Black wins. Kings vary.
+            let king = ["4k3", "3k4", "5k2", "2k5"][i % 4];
+            text.push_str(&format!("{king}/8/8/8/8/5N2/8/4K3 w - - 0 1 [1.0]\n"));
+            text.push_str(&format!("{king}/8/8/8/8/N7/8/4K3 w - - 0 1 [0.0]\n"));
+        }
+        let s = Samples::read(
+            &text,
+            Rules::default_for(Variant::Chess),
+            &Params::default(),
+        )
+        .expect("reads");
+        assert_eq!(s.len(), 80);
+        // The material is level in every position, so no scale of the base predicts the
+        // results: use the scale of a typical evaluation.
+        let k = 1.0;
+        let config = FitConfig {
+            epochs: 300,
+            learning_rate: 2.0,
+            holdout: 5,
+            ..FitConfig::default()
+        };
+        let mut seen = Vec::new();
+        let fit = config.fit(&s, k, &SquareTable::ZERO, 100, |p| seen.push(p.epoch));
+        assert_eq!(seen, vec![100, 200, 300]);
+        let (f3, a3) = (fit.table.eg[1][21], fit.table.eg[1][16]);
+        assert!(f3 > 20 && a3 < -20, "knight f3 {f3}, a3 {a3}");
+        assert!(fit.end.train < fit.start.train / 2.0, "{:?}", fit);
+        assert!(fit.end.holdout < fit.start.holdout / 2.0, "{:?}", fit);
+        // Squares no position uses stay where the penalty holds them: at zero.
+        assert_eq!(fit.table.mg[4], [0; SQUARES]);
+    }
+
+    #[test]
+    fn the_scale_fits_evaluations_that_predict_results() {
+        // Positions a knight up win, positions level draw: a finite, positive scale.
+        let mut text = String::new();
+        for _ in 0..10 {
+            text.push_str("4k3/8/8/8/8/5N2/8/4K3 w - - 0 1 [1.0]\n");
+            text.push_str("4k3/8/8/8/8/8/8/4K3 w - - 0 1 [0.5]\n");
+        }
+        let s = Samples::read(
+            &text,
+            Rules::default_for(Variant::Chess),
+            &Params::default(),
+        )
+        .expect("reads");
+        let k = fit_scale(&s);
+        assert!(k > 1.0, "a knight's worth predicts a win: {k}");
+    }
+}

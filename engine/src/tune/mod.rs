@@ -1,0 +1,58 @@
+//! Texel tuning of the learned piece-square tables ([`squares`](crate::eval::squares)).
+//!
+//! SPSA tunes a few dozen weights by games; a full table per role and phase (768 values on the
+//! 8x8 board) is far beyond what games can tune. It is fitted instead to positions whose game
+//! results are known: the evaluation of a quiet position, through a logistic curve, should
+//! predict the result of the game it came from. Every other term of the evaluation is held
+//! fixed (computed once per position with `SquareTableScale` at zero), so the table's values
+//! are exactly the residual that those terms leave, and the fit is a smooth least-squares
+//! problem in the table alone, solved by Adam on the whole data set.
+//!
+//! The positions come from `worker positions` (games' PGN to `FEN [result]` lines), the format
+//! most tuners read, so other data sets serve too. A tenth of the positions (every tenth line)
+//! is held out: its loss, printed beside the training loss, says whether the table learned
+//! chess or the data set.
+
+mod emit;
+mod fit;
+mod samples;
+
+pub use emit::table_source;
+pub use fit::{fit_scale, Fit, FitConfig, Progress};
+pub use samples::{parse_line, Labelled, Samples};
+
+use thiserror::Error;
+
+use crate::error::FenError;
+
+/// Why tuning could not start.
+#[derive(Debug, Error)]
+pub enum TuneError {
+    /// A line of the positions file that is not `FEN [result]`.
+    #[error("positions line {line}: {detail}")]
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A FEN the rules refuse.
+    #[error("positions line {line}: {source}")]
+    Fen {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        source: FenError,
+    },
+    /// The rules have no learned table to tune.
+    #[error("{0} has no learned square table (only orthodox chess has one)")]
+    NoTable(crate::variant::Rules),
+    /// Too few positions to fit or to check the fit.
+    #[error("only {found} quiet positions in the file; tuning needs at least {needed}")]
+    TooFew {
+        /// Quiet positions found.
+        found: usize,
+        /// The least that is accepted.
+        needed: usize,
+    },
+}

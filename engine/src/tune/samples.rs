@@ -1,0 +1,263 @@
+//! Reading labelled positions and turning each quiet one into what the fit needs: the fixed
+//! part of its evaluation, its phase and the table entries its pieces use.
+
+use super::TuneError;
+use crate::board8::Board;
+use crate::eval::squares::{ROLES, SQUARES};
+use crate::eval::{taper, PawnCache, SearchPosition, MAX_PHASE};
+use crate::params::Params;
+use crate::position::{MoveList, Position};
+use crate::types::Color;
+use crate::variant::Rules;
+
+/// One position and its game's result from White's side (1, 0.5 or 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Labelled<'a> {
+    /// The FEN.
+    pub fen: &'a str,
+    /// The result: 1 White won, 0.5 drawn, 0 Black won.
+    pub result: f32,
+}
+
+/// Parses `FEN [1.0]`, `FEN [0.5]` or `FEN [0.0]` (also `[1]`, `[0]`, `[1-0]`, `[1/2-1/2]`,
+/// `[0-1]`); `None` for a blank line or a `#` comment.
+pub fn parse_line(line: usize, text: &str) -> Result<Option<Labelled<'_>>, TuneError> {
+    let t = text.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return Ok(None);
+    }
+    let syntax = |detail: &str| TuneError::Syntax {
+        line,
+        detail: detail.to_string(),
+    };
+    let open = t
+        .rfind('[')
+        .ok_or_else(|| syntax("no result: expected `FEN [1.0]`, `[0.5]` or `[0.0]`"))?;
+    let label = t[open + 1..]
+        .strip_suffix(']')
+        .ok_or_else(|| syntax("the result has no closing `]`"))?
+        .trim();
+    let result = match label {
+        "1" | "1.0" | "1-0" => 1.0,
+        "0.5" | "1/2-1/2" => 0.5,
+        "0" | "0.0" | "0-1" => 0.0,
+        other => {
+            return Err(syntax(&format!(
+                "result {other:?} is none of 1.0, 0.5, 0.0 (or 1-0, 1/2-1/2, 0-1)"
+            )))
+        }
+    };
+    let fen = t[..open].trim();
+    if fen.is_empty() {
+        return Err(syntax("no FEN before the result"));
+    }
+    Ok(Some(Labelled { fen, result }))
+}
+
+/// A table entry's index in a flat `[role][square]` array.
+#[inline]
+fn entry(role_index: usize, relative: usize) -> u16 {
+    (role_index * SQUARES + relative) as u16
+}
+
+/// Marks an entry used by a Black piece (its value counts negatively from White's side).
+const BLACK: u16 = 1 << 15;
+
+/// The quiet positions of a data set, laid out flat for the fit.
+#[derive(Clone, Debug)]
+pub struct Samples {
+    /// The evaluation without the table, from White's side, in centipawns.
+    pub base: Vec<f32>,
+    /// The middle-game share of the taper (phase / MAX_PHASE, clamped).
+    pub mg_share: Vec<f32>,
+    /// The game's result from White's side.
+    pub result: Vec<f32>,
+    /// Where each sample's entries start in `entries` (one more than samples).
+    pub offsets: Vec<u32>,
+    /// Table entries, `[role][square]` index, with [`BLACK`] set for Black's pieces.
+    pub entries: Vec<u16>,
+    /// Lines read that held a position.
+    pub read: usize,
+    /// Positions skipped as not quiet (in check, or a capture that wins material).
+    pub not_quiet: usize,
+}
+
+impl Default for Samples {
+    fn default() -> Self {
+        Samples {
+            base: Vec::new(),
+            mg_share: Vec::new(),
+            result: Vec::new(),
+            offsets: vec![0],
+            entries: Vec::new(),
+            read: 0,
+            not_quiet: 0,
+        }
+    }
+}
+
+impl Samples {
+    /// Positions kept.
+    pub fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    /// Whether none were kept.
+    pub fn is_empty(&self) -> bool {
+        self.base.is_empty()
+    }
+
+    /// Adds the samples of `other` after these.
+    pub fn append(&mut self, other: Samples) {
+        let shift = self.entries.len() as u32;
+        self.base.extend(other.base);
+        self.mg_share.extend(other.mg_share);
+        self.result.extend(other.result);
+        self.offsets
+            .extend(other.offsets.iter().skip(1).map(|o| o + shift));
+        self.entries.extend(other.entries);
+        self.read += other.read;
+        self.not_quiet += other.not_quiet;
+    }
+
+    /// The entries of sample `i`: (flat index, +1 for White or -1 for Black).
+    #[inline]
+    pub fn entries_of(&self, i: usize) -> impl Iterator<Item = (usize, f32)> + '_ {
+        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        self.entries[a..b].iter().map(|&e| {
+            if e & BLACK != 0 {
+                (usize::from(e & !BLACK), -1.0)
+            } else {
+                (usize::from(e), 1.0)
+            }
+        })
+    }
+
+    /// Reads every line of `text` under `rules`, keeping the quiet positions; `params` are the
+    /// evaluation's weights (their `SquareTableScale` is set to zero here, so the base is the
+    /// evaluation without the table). Refuses a malformed line or FEN with its line number.
+    pub fn read(text: &str, rules: Rules, params: &Params) -> Result<Samples, TuneError> {
+        let mut fixed = params.clone();
+        fixed.square_table_scale = 0;
+        let mut pawns = PawnCache::new();
+        let mut out = Samples::default();
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            let Some(l) = parse_line(line, raw)? else {
+                continue;
+            };
+            out.read += 1;
+            let board =
+                Board::from_fen(rules, l.fen).map_err(|source| TuneError::Fen { line, source })?;
+            if !is_quiet(&board, &fixed) {
+                out.not_quiet += 1;
+                continue;
+            }
+            out.push(&board, &fixed, &mut pawns, l.result);
+        }
+        Ok(out)
+    }
+
+    fn push(&mut self, board: &Board, p: &Params, pawns: &mut PawnCache, result: f32) {
+        let eval = board.evaluate(p, pawns);
+        let white = if board.turn() == Color::White {
+            eval
+        } else {
+            -eval
+        };
+        let phase = board.eval_sums().phase().clamp(0, MAX_PHASE);
+        debug_assert_eq!(taper(MAX_PHASE, 0, phase), phase);
+        self.base.push(white as f32);
+        self.mg_share.push(phase as f32 / MAX_PHASE as f32);
+        self.result.push(result);
+        for sq in Board::squares() {
+            let Some(piece) = board.piece_at(*sq) else {
+                continue;
+            };
+            if piece.role.index() >= ROLES {
+                continue;
+            }
+            let e = entry(piece.role.index(), sq.relative(piece.color).index());
+            self.entries.push(match piece.color {
+                Color::White => e,
+                Color::Black => e | BLACK,
+            });
+        }
+        self.offsets.push(self.entries.len() as u32);
+    }
+}
+
+/// Whether the static evaluation of `board` is a fair guess of its worth: not in check, and no
+/// capture or promotion that wins material by exchange (the search would play it first).
+fn is_quiet(board: &Board, p: &Params) -> bool {
+    if board.in_check() {
+        return false;
+    }
+    let mut moves = MoveList::new();
+    board.tactical_moves(&mut moves);
+    !moves.iter().any(|&mv| board.see_ge(mv, 1, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::Variant;
+
+    #[test]
+    fn lines_parse_in_every_spelling_and_refuse_with_the_line() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        for (label, want) in [
+            ("1.0", 1.0),
+            ("1-0", 1.0),
+            ("0.5", 0.5),
+            ("1/2-1/2", 0.5),
+            ("0", 0.0),
+            ("0-1", 0.0),
+        ] {
+            let text = format!("{start} [{label}]");
+            let l = parse_line(3, &text).expect("parses").expect("a position");
+            assert_eq!((l.fen, l.result), (start, want), "{label}");
+        }
+        assert!(parse_line(1, "  ").expect("blank").is_none());
+        assert!(parse_line(1, "# comment").expect("comment").is_none());
+        for bad in [start.to_string(), format!("{start} [2.0]"), "[1.0]".into()] {
+            let e = parse_line(7, &bad).expect_err("refused");
+            assert!(e.to_string().starts_with("positions line 7:"), "{e}");
+        }
+    }
+
+    #[test]
+    fn samples_keep_quiet_positions_with_their_pieces() {
+        let rules = Rules::default_for(Variant::Chess);
+        let text = "\
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 [0.5]
+# White's queen can take a free knight: not quiet
+rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
+4k3/8/8/8/8/8/4P3/4K3 b - - 0 1 [1.0]
+";
+        let s = Samples::read(text, rules, &Params::default()).expect("reads");
+        assert_eq!((s.read, s.not_quiet, s.len()), (3, 1, 2));
+        // The start position: 32 pieces, balanced but for the tempo, full middle game.
+        assert_eq!(s.entries_of(0).count(), 32);
+        assert_eq!(s.entries_of(0).map(|(_, sign)| sign).sum::<f32>(), 0.0);
+        assert_eq!(s.base[0], Params::default().tempo as f32);
+        assert_eq!(s.mg_share[0], 1.0);
+        // King and pawn against king: Black to move, so the base is from White's side.
+        assert!(s.base[1] > 0.0);
+        assert_eq!(s.mg_share[1], 0.0);
+        let mut e: Vec<_> = s.entries_of(1).collect();
+        e.sort_by_key(|x| x.0);
+        // White's pawn on e2 (index 12), White's king on e1 (5 * 64 + 4), Black's king on e8
+        // mirrored to e1.
+        assert_eq!(e, vec![(12, 1.0), (5 * 64 + 4, 1.0), (5 * 64 + 4, -1.0)]);
+        assert_eq!(s.result, vec![0.5, 1.0]);
+    }
+
+    #[test]
+    fn a_bad_fen_is_refused_with_its_line() {
+        let rules = Rules::default_for(Variant::Chess);
+        let text = "4k3/8/8/8/8/8/8/4K3 w - - 0 1 [0.5]\nnot a fen [1.0]\n";
+        let e = Samples::read(text, rules, &Params::default()).expect_err("refused");
+        assert!(matches!(e, TuneError::Fen { line: 2, .. }), "{e}");
+    }
+}

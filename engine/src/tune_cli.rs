@@ -1,0 +1,126 @@
+//! `engine tune-squares`: fits the learned piece-square table of a variant to labelled
+//! positions and writes it where the engine includes it.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use engine::eval::squares::SquareTable;
+use engine::params::Params;
+use engine::tune::{fit_scale, table_source, FitConfig, Samples, TuneError};
+use engine::Rules;
+
+/// The fewest quiet positions a fit is run on: fewer fit noise.
+const MIN_POSITIONS: usize = 1000;
+
+#[derive(Args)]
+pub(crate) struct TuneArgs {
+    /// `FEN [result]` lines (`worker positions` writes them from PGN).
+    #[arg(long, required = true)]
+    positions: Vec<String>,
+    /// The variant whose table is fitted (only chess has one).
+    #[arg(long, default_value = "chess")]
+    variant: String,
+    /// The rule-set (default: the variant's default).
+    #[arg(long)]
+    ruleset: Option<String>,
+    /// Passes over the training positions.
+    #[arg(long, default_value_t = FitConfig::default().epochs)]
+    epochs: usize,
+    /// Adam's step size in centipawns.
+    #[arg(long, default_value_t = FitConfig::default().learning_rate)]
+    learning_rate: f64,
+    /// L2 penalty per centipawn squared.
+    #[arg(long, default_value_t = FitConfig::default().l2)]
+    l2: f64,
+    /// Hold out every N-th position to measure the fit (0: none).
+    #[arg(long, default_value_t = FitConfig::default().holdout)]
+    holdout: usize,
+    /// Start from zero instead of the table the engine has now.
+    #[arg(long)]
+    from_zero: bool,
+    /// Write the fitted table here (the engine's is `engine/src/board8/tables/chess.rs`).
+    #[arg(long)]
+    out: Option<String>,
+}
+
+pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
+    let rules = Rules::parse(&a.variant, a.ruleset.as_deref())?;
+    let current = engine::board8::square_table(rules).ok_or(TuneError::NoTable(rules))?;
+    let params = Params::default();
+    let started = Instant::now();
+    let mut samples = Samples::default();
+    for file in &a.positions {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+        let s = Samples::read(&text, rules, &params).with_context(|| format!("in {file}"))?;
+        println!(
+            "{file}: {} positions, {} not quiet, {} kept",
+            s.read,
+            s.not_quiet,
+            s.len()
+        );
+        samples.append(s);
+    }
+    if samples.len() < MIN_POSITIONS {
+        return Err(TuneError::TooFew {
+            found: samples.len(),
+            needed: MIN_POSITIONS,
+        }
+        .into());
+    }
+    let k = fit_scale(&samples);
+    println!(
+        "{} quiet positions read in {:.1} s; logistic scale K = {k:.4}",
+        samples.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let config = FitConfig {
+        epochs: a.epochs,
+        learning_rate: a.learning_rate,
+        l2: a.l2,
+        holdout: a.holdout,
+        ..FitConfig::default()
+    };
+    let start = if a.from_zero {
+        &SquareTable::ZERO
+    } else {
+        current
+    };
+    let every = (a.epochs / 10).max(1);
+    let fit = config.fit(&samples, k, start, every, |p| {
+        println!(
+            "epoch {:>5}  train {:.6}  held out {:.6}",
+            p.epoch, p.train, p.holdout
+        );
+    });
+    println!(
+        "loss from {:.6} to {:.6} (held out: {:.6} to {:.6}) in {:.1} s",
+        fit.start.train,
+        fit.end.train,
+        fit.start.holdout,
+        fit.end.holdout,
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(out) = &a.out {
+        let header = vec![
+            format!(
+                "Fitted by `engine tune-squares` on {} quiet positions of {} ({}), {} epochs,",
+                samples.len(),
+                rules,
+                a.positions.join(", "),
+                a.epochs
+            ),
+            format!(
+                "learning rate {}, L2 {}, K {:.4}: mean squared error {:.6} -> {:.6}, held out {:.6} -> {:.6}.",
+                a.learning_rate, a.l2, fit.k, fit.start.train, fit.end.train, fit.start.holdout, fit.end.holdout
+            ),
+            "Values in centipawns from the piece's own side, the eighth rank on top.".into(),
+        ];
+        std::fs::write(out, table_source(&fit.table, &header))
+            .with_context(|| format!("cannot write {out}"))?;
+        println!("table written to {out}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
