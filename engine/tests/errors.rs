@@ -449,3 +449,46 @@ fn cli_exits_1_on_a_perft_mismatch() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("0 passed, 1 failed"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn tune_squares_refuses_bad_positions_files_naming_the_problem() {
+    let dir = std::env::temp_dir().join(format!("engine-tune-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let write = |name: &str, text: &str| {
+        let file = dir.join(name);
+        std::fs::write(&file, text).expect("write");
+        file.to_string_lossy().into_owned()
+    };
+    let good = format!("{START} [0.5]\n");
+    let few = write("few.txt", &good.repeat(3));
+    let label = write("label.txt", &format!("{good}{START} [2]\n"));
+    let fen = write("fen.txt", &format!("{good}{good}8/8/8 w - - 0 1 [1.0]\n"));
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["tune-squares", "--positions", "/nonexistent/p.txt"],
+            "cannot read /nonexistent/p.txt".into(),
+        ),
+        (
+            vec!["tune-squares", "--positions", &label],
+            "positions line 2: result \"2\"".into(),
+        ),
+        (
+            vec!["tune-squares", "--positions", &fen],
+            "positions line 3".into(),
+        ),
+        (
+            vec!["tune-squares", "--positions", &few],
+            "only 3 quiet positions".into(),
+        ),
+        (
+            vec!["tune-squares", "--positions", &few, "--variant", "latte"],
+            "latte/normal has no learned square table".into(),
+        ),
+    ];
+    for (args, needle) in cases {
+        let (code, stderr) = engine_cmd(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(&needle), "{args:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

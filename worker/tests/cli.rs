@@ -127,6 +127,130 @@ fn a_small_match_reports_and_writes_pgn() {
     assert_eq!(pairs.len(), 2);
 }
 
+/// Games to labelled positions: every kept position is a quiet one of a game played, with its
+/// game's result, and `engine tune-squares` reads them all back.
+#[test]
+fn positions_command_labels_the_positions_of_played_games() {
+    let dir = tempfile::tempdir().expect("dir");
+    let pgn = dir.path().join("games.pgn");
+    let positions = dir.path().join("positions.txt");
+    let path = |p: &std::path::Path| p.to_str().expect("utf8").to_string();
+    let out = worker(&[
+        "match",
+        "--variant",
+        "chess",
+        "--games",
+        "4",
+        "--nodes",
+        "200",
+        "--quiet",
+        "--pgn",
+        &path(&pgn),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = worker(&[
+        "positions",
+        "--variant",
+        "chess",
+        "--pgn",
+        &path(&pgn),
+        "--out",
+        &path(&positions),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("from 4 games (0 skipped"), "{stdout}");
+    let text = std::fs::read_to_string(&positions).expect("positions");
+    let games = worker::pgn::read(&std::fs::read_to_string(&pgn).expect("pgn")).expect("pgn");
+    let labels: Vec<&str> = games
+        .iter()
+        .map(|g| match g.result.as_str() {
+            "1-0" => "[1.0]",
+            "0-1" => "[0.0]",
+            _ => "[0.5]",
+        })
+        .collect();
+    assert!(text.lines().count() > 20, "{text}");
+    assert!(
+        text.lines()
+            .all(|l| labels.iter().any(|label| l.ends_with(label))),
+        "{text}"
+    );
+    let rules = engine::Rules::default_for(engine::Variant::Chess);
+    let samples = engine::tune::Samples::read(&text, rules, &engine::params::Params::default())
+        .expect("the tuner reads every line");
+    assert_eq!(samples.read, text.lines().count());
+    // Under other rules every game is skipped, and says so.
+    let out = worker(&[
+        "positions",
+        "--variant",
+        "latte",
+        "--pgn",
+        &path(&pgn),
+        "--out",
+        &path(&positions),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("0 positions from 0 games (4 skipped"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn positions_command_refuses_bad_input() {
+    let dir = tempfile::tempdir().expect("dir");
+    let bad = dir.path().join("bad.pgn");
+    std::fs::write(&bad, "[Result \"1-0\"]\n\n1. e4 e5 2. Ke3 1-0\n\n").expect("write");
+    let bad = bad.to_str().expect("utf8");
+    let out = dir.path().join("out.txt");
+    let out = out.to_str().expect("utf8");
+    refused(
+        &[
+            "positions",
+            "--variant",
+            "chess",
+            "--pgn",
+            "/nonexistent.pgn",
+            "--out",
+            out,
+        ],
+        "cannot read /nonexistent.pgn",
+    );
+    refused(
+        &[
+            "positions",
+            "--variant",
+            "chess",
+            "--pgn",
+            bad,
+            "--out",
+            out,
+        ],
+        "game 1, ply 3 (Ke3)",
+    );
+    refused(
+        &[
+            "positions",
+            "--variant",
+            "chess",
+            "--pgn",
+            bad,
+            "--out",
+            "/nonexistent/dir/out.txt",
+        ],
+        "cannot write /nonexistent/dir/out.txt",
+    );
+}
+
 #[test]
 fn book_command_writes_a_valid_book() {
     let dir = tempfile::tempdir().expect("dir");
