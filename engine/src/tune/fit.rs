@@ -54,8 +54,10 @@ pub struct FitConfig {
     pub epochs: usize,
     /// Adam's step size, in centipawns.
     pub learning_rate: f64,
-    /// Weight of the L2 penalty on the table's values (per centipawn squared), which keeps
-    /// entries the data barely sees near zero.
+    /// Weight of the L2 penalty on the table's values (per centipawn squared), which pulls
+    /// entries the data barely sees towards zero. None by default: on 450,000 positions of
+    /// self-play the held-out loss was lowest without it (0.10857 at 0 against 0.10990 at
+    /// 1e-8, 200 epochs), and entries no position uses stay at zero anyway.
     pub l2: f64,
     /// Every `holdout`-th position is kept out of training to measure the fit (0: none).
     pub holdout: usize,
@@ -68,7 +70,7 @@ impl Default for FitConfig {
         FitConfig {
             epochs: 400,
             learning_rate: 1.0,
-            l2: 1e-8,
+            l2: 0.0,
             holdout: 10,
             limit: 200.0,
         }
@@ -236,7 +238,7 @@ mod tests {
         assert!(f3 > 20 && a3 < -20, "knight f3 {f3}, a3 {a3}");
         assert!(fit.end.train < fit.start.train / 2.0, "{:?}", fit);
         assert!(fit.end.holdout < fit.start.holdout / 2.0, "{:?}", fit);
-        // Squares no position uses stay where the penalty holds them: at zero.
+        // Entries no position uses have no gradient: they stay at zero.
         assert_eq!(fit.table.mg[4], [0; SQUARES]);
     }
 
