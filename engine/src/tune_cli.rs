@@ -44,6 +44,10 @@ pub(crate) struct TuneArgs {
     /// Write the fitted table here (the engine's is `engine/src/board8/tables/chess.rs`).
     #[arg(long)]
     out: Option<String>,
+    /// Where the positions came from, for the written file's header (the commands that made
+    /// them, say).
+    #[arg(long)]
+    source: Option<String>,
 }
 
 pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
@@ -103,6 +107,16 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
         fit.end.holdout,
         started.elapsed().as_secs_f64()
     );
+    let names = ["pawn", "knight", "bishop", "rook", "queen"];
+    let offsets: Vec<String> = names
+        .iter()
+        .zip(&fit.offsets)
+        .map(|(n, (m, e))| format!("{n} {m:+.0}/{e:+.0}"))
+        .collect();
+    println!(
+        "material (mg/eg) the data asked for beside the table, not kept (SPSA tunes material): {}",
+        offsets.join(", ")
+    );
     if let Some(out) = &a.out {
         let header = vec![
             format!(
@@ -118,6 +132,10 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
             ),
             "Values in centipawns from the piece's own side, the eighth rank on top.".into(),
         ];
+        let mut header = header;
+        if let Some(source) = &a.source {
+            header.insert(2, format!("Positions: {source}."));
+        }
         std::fs::write(out, table_source(&fit.table, &header))
             .with_context(|| format!("cannot write {out}"))?;
         println!("table written to {out}");
