@@ -296,3 +296,46 @@ mod tests {
         assert!(k > 1.0, "a knight's worth predicts a win: {k}");
     }
 }
+
+#[cfg(test)]
+mod model_tests {
+    use super::*;
+    use crate::board8::Board;
+    use crate::eval::{PawnCache, SearchPosition};
+    use crate::params::Params;
+    use crate::position::Position;
+    use crate::types::Color;
+    use crate::variant::{Rules, Variant};
+
+    /// The fit's model of the evaluation (the base without the table plus the table's entries
+    /// tapered) is the engine's evaluation with its table, up to the integer divisions' rounding:
+    /// otherwise the fit would tune a table for an evaluation the engine does not have.
+    #[test]
+    fn the_fit_models_the_engine_evaluation_with_its_table() {
+        let rules = Rules::default_for(Variant::Chess);
+        let table = crate::board8::square_table(rules).expect("chess has a table");
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R b KQ - 3 9",
+            "8/5pk1/6p1/3R4/8/6P1/r4P1K/8 w - - 0 40",
+            "2r3k1/1q3ppp/p2p4/1p1Np3/4P3/1P3Q2/P4PPP/3R2K1 w - - 0 28",
+        ];
+        let text: String = fens.iter().map(|f| format!("{f} [0.5]\n")).collect();
+        let params = Params::default();
+        let s = Samples::read(&text, rules, &params).expect("reads");
+        assert_eq!(s.len(), fens.len(), "all quiet");
+        let mut w = flatten(table);
+        w.resize(OFFSETS + 2 * ROLES, 0.0);
+        let mut pawns = PawnCache::new();
+        for (i, fen) in fens.iter().enumerate() {
+            let board = Board::from_fen(rules, fen).expect("fen");
+            let e = board.evaluate(&params, &mut pawns);
+            let white = if board.turn() == Color::White { e } else { -e };
+            let model = eval(&s, &w, i);
+            assert!(
+                (f64::from(white) - model).abs() <= 2.0,
+                "{fen}: engine {white}, model {model}"
+            );
+        }
+    }
+}
