@@ -4,7 +4,7 @@
 use super::TuneError;
 use crate::board8::Board;
 use crate::eval::squares::{ROLES, SQUARES};
-use crate::eval::{taper, PawnCache, SearchPosition, MAX_PHASE};
+use crate::eval::{PawnCache, SearchPosition, MAX_PHASE};
 use crate::params::Params;
 use crate::position::{MoveList, Position};
 use crate::types::Color;
@@ -166,7 +166,6 @@ impl Samples {
             -eval
         };
         let phase = board.eval_sums().phase().clamp(0, MAX_PHASE);
-        debug_assert_eq!(taper(MAX_PHASE, 0, phase), phase);
         self.base.push(white as f32);
         self.mg_share.push(phase as f32 / MAX_PHASE as f32);
         self.result.push(result);
