@@ -10,7 +10,7 @@ use clap::Args;
 use engine::eval::squares::SquareTable;
 use engine::params::Params;
 use engine::tune::{fit_scale, table_source, FitConfig, Samples, TuneError};
-use engine::Rules;
+use engine::{Role, Rules};
 
 /// The fewest quiet positions a fit is run on: fewer fit noise.
 const MIN_POSITIONS: usize = 1000;
@@ -107,11 +107,11 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
         fit.end.holdout,
         started.elapsed().as_secs_f64()
     );
-    let names = ["pawn", "knight", "bishop", "rook", "queen"];
-    let offsets: Vec<String> = names
+    // Each side has one king, so a king offset cancels out: there is none to report.
+    let offsets: Vec<String> = Role::ALL[..Role::King.index()]
         .iter()
         .zip(&fit.offsets)
-        .map(|(n, (m, e))| format!("{n} {m:+.0}/{e:+.0}"))
+        .map(|(r, (m, e))| format!("{} {m:+.0}/{e:+.0}", r.name()))
         .collect();
     println!(
         "material (mg/eg) the data asked for beside the table, not kept (SPSA tunes material): {}",

@@ -146,6 +146,19 @@ impl Role {
         }
     }
 
+    /// The English name, for reports and generated comments.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Role::Pawn => "pawn",
+            Role::Knight => "knight",
+            Role::Bishop => "bishop",
+            Role::Rook => "rook",
+            Role::Queen => "queen",
+            Role::King => "king",
+            Role::Secutor => "secutor",
+        }
+    }
+
     /// Upper-case letter, as SAN writes pieces.
     pub const fn upper_char(self) -> char {
         self.char().to_ascii_uppercase()

@@ -389,6 +389,33 @@ impl PgnGame {
             .map_err(|source| PgnError::Rules { game, source })?;
         with_position(rules, ReplayJob { pgn: self, game })
     }
+
+    /// Plays the game's moves under `rules` from its `FEN` tag (or the start position),
+    /// showing `visit` each ply (0-based), the position before it and its move; gives the
+    /// final game. The one replay loop behind [`PgnGame::replay`] and the position extractor,
+    /// so that both read a game's moves alike. `game` is the 1-based game number for errors.
+    pub fn replay_in<P: Position>(
+        &self,
+        rules: Rules,
+        game: usize,
+        mut visit: impl FnMut(usize, &P, P::Move),
+    ) -> Result<Game<P>, PgnError> {
+        let fen = self.tag("FEN").unwrap_or(rules.start_fen());
+        let mut g =
+            Game::<P>::from_fen(rules, fen).map_err(|source| PgnError::Fen { game, source })?;
+        for (ply, san) in self.moves.iter().enumerate() {
+            let mv =
+                engine::san::parse_san(g.position(), san).map_err(|source| PgnError::Move {
+                    game,
+                    ply: ply + 1,
+                    san: san.clone(),
+                    source,
+                })?;
+            visit(ply, g.position(), mv);
+            g.play(mv);
+        }
+        Ok(g)
+    }
 }
 
 struct ReplayJob<'a> {
@@ -399,23 +426,12 @@ struct ReplayJob<'a> {
 impl WithPosition for ReplayJob<'_> {
     type Output = Result<Replay, PgnError>;
     fn run<P: Position>(self, rules: Rules) -> Self::Output {
-        let fen = self.pgn.tag("FEN").unwrap_or(rules.start_fen());
-        let mut g = Game::<P>::from_fen(rules, fen).map_err(|source| PgnError::Fen {
-            game: self.game,
-            source,
-        })?;
         let mut uci = Vec::with_capacity(self.pgn.moves.len());
-        for (i, san) in self.pgn.moves.iter().enumerate() {
-            let mv =
-                engine::san::parse_san(g.position(), san).map_err(|source| PgnError::Move {
-                    game: self.game,
-                    ply: i + 1,
-                    san: san.clone(),
-                    source,
-                })?;
-            uci.push(g.position().move_info(mv).uci());
-            g.play(mv);
-        }
+        let g = self
+            .pgn
+            .replay_in::<P>(rules, self.game, |_, pos: &P, mv| {
+                uci.push(pos.move_info(mv).uci())
+            })?;
         Ok(Replay {
             uci,
             final_fen: g.position().to_fen(),

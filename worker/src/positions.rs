@@ -10,7 +10,7 @@
 use std::io::Write;
 
 use engine::dispatch::{with_position, WithPosition};
-use engine::{Game, Position, Rules};
+use engine::{Position, Rules};
 
 use crate::pgn::{PgnError, PgnGame};
 
@@ -101,38 +101,25 @@ struct Extract<'a> {
 impl WithPosition for Extract<'_> {
     type Output = Result<Vec<String>, PgnError>;
     fn run<P: Position>(self, rules: Rules) -> Self::Output {
-        let fen = self.game.tag("FEN").unwrap_or(rules.start_fen());
-        let mut g = Game::<P>::from_fen(rules, fen).map_err(|source| PgnError::Fen {
-            game: self.number,
-            source,
-        })?;
         let mut kept = Vec::new();
-        for (ply, san) in self.game.moves.iter().enumerate() {
-            let mv =
-                engine::san::parse_san(g.position(), san).map_err(|source| PgnError::Move {
-                    game: self.number,
-                    ply: ply + 1,
-                    san: san.clone(),
-                    source,
-                })?;
-            let pos = g.position();
-            let info = pos.move_info(mv);
-            let mate = self
-                .game
-                .comments
-                .get(ply)
-                .and_then(|c| c.as_deref())
-                .is_some_and(|c| c.contains('M'));
-            if ply >= self.skip
-                && !pos.in_check()
-                && info.capture.is_none()
-                && info.promotion.is_none()
-                && !mate
-            {
-                kept.push(pos.to_fen());
-            }
-            g.play(mv);
-        }
+        self.game
+            .replay_in::<P>(rules, self.number, |ply, pos: &P, mv| {
+                let info = pos.move_info(mv);
+                let mate = self
+                    .game
+                    .comments
+                    .get(ply)
+                    .and_then(|c| c.as_deref())
+                    .is_some_and(|c| c.contains('M'));
+                if ply >= self.skip
+                    && !pos.in_check()
+                    && info.capture.is_none()
+                    && info.promotion.is_none()
+                    && !mate
+                {
+                    kept.push(pos.to_fen());
+                }
+            })?;
         Ok(kept)
     }
 }

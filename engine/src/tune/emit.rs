@@ -3,9 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::eval::squares::{SquareTable, ROLES, SQUARES};
-
-/// Role names in [`Role::index`](crate::types::Role::index) order, for the comments.
-const NAMES: [&str; ROLES] = ["pawn", "knight", "bishop", "rook", "queen", "king"];
+use crate::types::Role;
 
 /// The source of `table` as an expression, preceded by `header` as `//` comment lines (how it
 /// was fitted). Each role's squares are laid out as a board seen from the piece's side, the
@@ -18,7 +16,8 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
     out.push_str("SquareTable {\n");
     for (phase, rows) in [("mg", &table.mg), ("eg", &table.eg)] {
         let _ = writeln!(out, "    {phase}: [");
-        for (name, row) in NAMES.iter().zip(rows.iter()) {
+        for (role, row) in Role::ALL[..ROLES].iter().zip(rows.iter()) {
+            let name = role.name();
             let _ = writeln!(out, "        // {name}");
             out.push_str("        [\n");
             for rank in (0..SQUARES / 8).rev() {
