@@ -7,6 +7,7 @@ pub mod pins;
 pub mod plan;
 mod progress;
 pub mod report;
+pub mod resume;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -308,6 +309,8 @@ async fn play_plan(
         // A run found by name may have been played with other builds (a new one holds the
         // pins it was just created with).
         pins::check_resumed(planned, &d.config_toml, state)?;
+        // ... and with the settings the plan gives now.
+        resume::check_unchanged(planned, &d.config_toml, state)?;
         if d.summary
             .as_ref()
             .is_some_and(|s| state_name(s.state) == pb::RunState::Paused)
