@@ -378,3 +378,42 @@ fn resuming_with_another_build_of_an_external_engine_is_refused() {
         "{stderr}"
     );
 }
+
+/// A resumed run keeps the settings it was created with, so the same state folder given a
+/// plan that now says otherwise (here: without the first session's `--scale`, so twice the
+/// games) is refused with the setting and both values, instead of quietly playing the old
+/// budget and reporting it as the new one. The first session's command still resumes.
+#[test]
+fn resuming_with_changed_settings_is_refused_naming_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("budget.toml");
+    std::fs::write(
+        &plan,
+        "title = \"budget\"\n[[runs]]\nname = \"m\"\nkind = \"match\"\ngames = 4\nseed = 5\n\
+         [runs.limits]\nnodes = 200\n[[runs.variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n\
+         [runs.first]\nengine = \"builtin\"\n",
+    )
+    .expect("write");
+    let state = dir.path().join("state");
+    let trial = local(&plan, &state, &["--scale", "0.5"]);
+    assert!(
+        trial.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trial.stderr)
+    );
+    let again = local(&plan, &state, &["--scale", "0.5"]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let refused = local(&plan, &state, &[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("run \"m\"")
+            && stderr.contains("games: 2 in the state folder, 4 in the plan")
+            && stderr.contains("--state"),
+        "{stderr}"
+    );
+}
