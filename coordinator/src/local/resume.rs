@@ -12,6 +12,7 @@
 //! run that takes tuned values (`tuned_from`): its stored players hold the values of the
 //! tuning it followed, which the plan does not write.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::config::RunConfig;
@@ -81,16 +82,13 @@ pub fn check_unchanged(
     if stored == plan {
         return Ok(());
     }
-    let (Ok(then), Ok(now)) = (toml::Value::try_from(&stored), toml::Value::try_from(&plan)) else {
-        // Both came from TOML, so both go back to it; if one did not, the difference is
-        // still real and still refused, only without the keys.
-        return Err(ResumeError::Changed {
-            run,
-            state,
-            changes: vec!["(settings)".into()],
-        });
+    // The configs decide; their TOML forms only name what differs. Both came from TOML and go
+    // back to it, but if one did not, or no top-level key shows the difference, it is still
+    // refused, only without the keys.
+    let changes = match (toml::Value::try_from(&stored), toml::Value::try_from(&plan)) {
+        (Ok(then), Ok(now)) => differences(&then, &now),
+        _ => Vec::new(),
     };
-    let changes = differences(&then, &now);
     Err(ResumeError::Changed {
         run,
         state,
@@ -107,9 +105,7 @@ fn differences(then: &toml::Value, now: &toml::Value) -> Vec<String> {
     let empty = toml::Table::new();
     let then = then.as_table().unwrap_or(&empty);
     let now = now.as_table().unwrap_or(&empty);
-    let mut keys: Vec<&String> = then.keys().chain(now.keys()).collect();
-    keys.sort();
-    keys.dedup();
+    let keys: BTreeSet<&String> = then.keys().chain(now.keys()).collect();
     keys.into_iter()
         .filter(|k| then.get(*k) != now.get(*k))
         .map(|k| {
