@@ -104,6 +104,15 @@ pub enum RunCommand {
         /// Run id.
         id: u64,
     },
+    /// Raise a run's game budget (fishtest's "add games"): a match, study or undecided SPRT
+    /// plays on to the new total; one that had played every pair becomes active again.
+    Extend {
+        /// Run id.
+        id: u64,
+        /// The new total of games (even, more than the run has now).
+        #[arg(long)]
+        games: u64,
+    },
     /// Recompute a run's figures from its stored pairs and compare them with the running
     /// totals (exit status 1 on a mismatch).
     Verify {
@@ -334,6 +343,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
                 };
                 r.map_err(client::ClientError::from)?;
                 format!("run {id} {verb}\n")
+            }
+            RunCommand::Extend { id, games } => {
+                let s = c
+                    .extend_run(pb::ExtendRunRequest { run_id: id, games })
+                    .await
+                    .map_err(client::ClientError::from)?
+                    .into_inner();
+                format!(
+                    "run {id}: {} of {} games played, {}\n",
+                    s.pairs_done * 2,
+                    s.pairs_total * 2,
+                    client::state_name(s.state)
+                )
             }
             RunCommand::Pgn { id } => {
                 let mut stream = c

@@ -85,7 +85,8 @@ pub async fn admin(url: &str, token: &str, ca: Option<&Path>) -> Result<AdminCli
     )
 }
 
-fn state_name(s: i32) -> &'static str {
+/// A run state as the command line prints it.
+pub fn state_name(s: i32) -> &'static str {
     match pb::RunState::try_from(s) {
         Ok(pb::RunState::Active) => "active",
         Ok(pb::RunState::Paused) => "paused",

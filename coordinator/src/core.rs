@@ -1065,7 +1065,7 @@ impl Core {
             .run_record(run_id)
             .ok_or(CoreError::UnknownRun(run_id))?;
         if finish.is_none() && record.done >= record.total {
-            finish = Some("all pairs played".to_string());
+            finish = Some(crate::extend::ALL_PAIRS_PLAYED.to_string());
         }
         // A study asked to stop once its intervals are narrow enough: checked at history
         // checkpoints only, from the running tallies.
@@ -1317,6 +1317,51 @@ impl Core {
                 core.persist_returned(&returned)?;
             }
             tracing::info!(run = id, status = to.as_str(), "run status changed");
+            core.summary(id)
+        })
+    }
+
+    /// Raise a run's game budget to `games` (see [`crate::extend`] for what may grow). The
+    /// new pairs are dealt out after the old ones; a run that had played every pair is
+    /// active again. O(1) in the run's size: the ledger hands out fresh indices from a
+    /// counter, so no per-pair state is made for the new pairs.
+    pub fn extend_run(&mut self, id: RunId, games: u64) -> Result<Summary, CoreError> {
+        let run = self.runs.get(&id).ok_or(CoreError::UnknownRun(id))?;
+        let extended = crate::extend::extend(
+            id,
+            &run.config_toml,
+            &run.config,
+            run.status,
+            &run.finish_reason,
+            games,
+        )?;
+        let from = run.config.games;
+        self.atomically(|core| {
+            let total = extended.config.pairs();
+            core.ledger.grow(id, total)?;
+            let done = core.ledger.done(id);
+            let status = extended.status;
+            let reason = if status.is_over() {
+                core.runs[&id].finish_reason.clone()
+            } else {
+                String::new()
+            };
+            if let Some(run) = core.runs.get_mut(&id) {
+                run.config = extended.config.clone();
+                run.config_toml = extended.config_toml.clone();
+                run.history_next = history::next_checkpoint(total, done);
+                if run.status != status {
+                    run.failures.clear();
+                    run.cooldown.clear();
+                }
+                run.status = status;
+                run.finish_reason = reason.clone();
+            }
+            core.commit(|tx| {
+                store::set_run_config(tx, id, &extended.config_toml, total)?;
+                Ok(store::set_run_status(tx, id, status.as_str(), &reason)?)
+            })?;
+            tracing::info!(run = id, from, to = games, "run budget raised");
             core.summary(id)
         })
     }

@@ -5,6 +5,7 @@
 //! message.
 
 use crate::config::ConfigError;
+use crate::extend::ExtendError;
 use crate::ledger::LeaseError;
 use thiserror::Error;
 use tonic::{Code, Status};
@@ -18,6 +19,9 @@ pub enum CoreError {
     /// A lease operation was refused.
     #[error(transparent)]
     Lease(#[from] LeaseError),
+    /// A run's budget cannot be raised as asked.
+    #[error(transparent)]
+    Extend(#[from] ExtendError),
     /// No such run.
     #[error("unknown run {0}")]
     UnknownRun(u64),
@@ -78,6 +82,13 @@ impl CoreError {
             Self::UnknownRun(_) | Self::UnknownWorker(_) => Code::NotFound,
             Self::NotYourWorker(_) | Self::PermissionDenied(_) => Code::PermissionDenied,
             Self::BadState(_) => Code::FailedPrecondition,
+            Self::Extend(e) => match e {
+                ExtendError::NotMore { .. } | ExtendError::Invalid(_) => Code::InvalidArgument,
+                ExtendError::Spsa { .. }
+                | ExtendError::Stopped { .. }
+                | ExtendError::Decided { .. } => Code::FailedPrecondition,
+                ExtendError::Stored { .. } => Code::Internal,
+            },
             Self::Unauthenticated(_) => Code::Unauthenticated,
             Self::ShuttingDown => Code::Unavailable,
             Self::Storage(_) | Self::Internal(_) => Code::Internal,

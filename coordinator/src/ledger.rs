@@ -241,6 +241,15 @@ impl Ledger {
         );
     }
 
+    /// Raise a run's planned pairs to `0..total` (a larger budget); a smaller `total` leaves
+    /// it as it is, since handed-out indices cannot be taken back. The new indices are
+    /// handed out after the old ones, from the same counter: nothing per pair is made.
+    pub fn grow(&mut self, id: RunId, total: u64) -> Result<(), LeaseError> {
+        let r = self.runs.get_mut(&id).ok_or(LeaseError::UnknownRun(id))?;
+        r.total = r.total.max(total);
+        Ok(())
+    }
+
     /// Stored form of a run.
     pub fn run_record(&self, id: RunId) -> Option<RunRecord> {
         self.runs.get(&id).map(|r| RunRecord {
@@ -569,6 +578,22 @@ impl Ledger {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_grown_run_hands_out_the_new_indices_after_the_old_and_never_shrinks() {
+        let mut l = Ledger::new();
+        l.add_run(1, 2);
+        let first = l.issue(1, 7, 5, 100).unwrap().unwrap();
+        assert_eq!(first.pairs, [0, 1].into());
+        assert!(l.issue(1, 7, 5, 100).unwrap().is_none());
+        l.grow(1, 4).unwrap();
+        assert_eq!(l.available(1), 2);
+        let second = l.issue(1, 8, 5, 100).unwrap().unwrap();
+        assert_eq!(second.pairs, [2, 3].into());
+        l.grow(1, 1).unwrap();
+        assert_eq!(l.run_record(1).unwrap().total, 4);
+        assert_eq!(l.grow(9, 4), Err(LeaseError::UnknownRun(9)));
+    }
 
     #[test]
     fn lease_report_complete() {

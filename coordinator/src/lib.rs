@@ -29,6 +29,7 @@ pub mod client;
 pub mod config;
 pub mod core;
 pub mod error;
+pub mod extend;
 pub mod facts;
 pub mod figures;
 pub mod history;

@@ -564,6 +564,18 @@ impl pb::admin_service_server::AdminService for AdminApi {
             .await
     }
 
+    async fn extend_run(
+        &self,
+        req: Request<pb::ExtendRunRequest>,
+    ) -> Result<Response<pb::RunSummary>, Status> {
+        let r = req.into_inner();
+        let s = self
+            .core
+            .call(move |core| core.extend_run(r.run_id, r.games))
+            .await?;
+        Ok(Response::new(s.into()))
+    }
+
     async fn exclude_worker(
         &self,
         req: Request<pb::ExcludeWorkerRequest>,

@@ -860,6 +860,13 @@ pub fn set_run_status(tx: &Connection, id: u64, status: &str, reason: &str) -> S
     Ok(())
 }
 
+/// A run's config text and planned pairs (a raised budget).
+pub fn set_run_config(tx: &Connection, id: u64, config_toml: &str, total: u64) -> StoreResult<()> {
+    tx.prepare_cached("UPDATE runs SET config_toml = ?2, total = ?3 WHERE id = ?1")?
+        .execute(params![id as i64, config_toml, total as i64])?;
+    Ok(())
+}
+
 /// Insert a new lease and its pairs.
 pub fn insert_lease(
     tx: &Connection,
