@@ -379,41 +379,64 @@ fn resuming_with_another_build_of_an_external_engine_is_refused() {
     );
 }
 
-/// A resumed run keeps the settings it was created with, so the same state folder given a
-/// plan that now says otherwise (here: without the first session's `--scale`, so twice the
-/// games) is refused with the setting and both values, instead of quietly playing the old
-/// budget and reporting it as the new one. The first session's command still resumes.
+/// A resumed run keeps the settings it was created with, except that its games may grow:
+/// the same state folder without the first session's `--scale` (so twice the games) plays
+/// the missing games and reports the larger run; fewer games than stored, or any other
+/// change, is refused with the setting and both values instead of quietly playing the old
+/// settings and reporting them as the new ones.
 #[test]
-fn resuming_with_changed_settings_is_refused_naming_them() {
+fn a_resumed_run_grows_to_the_plans_games_and_other_changes_are_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
     let plan = dir.path().join("budget.toml");
-    std::fs::write(
-        &plan,
+    let text =
         "title = \"budget\"\n[[runs]]\nname = \"m\"\nkind = \"match\"\ngames = 4\nseed = 5\n\
          [runs.limits]\nnodes = 200\n[[runs.variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n\
-         [runs.first]\nengine = \"builtin\"\n",
-    )
-    .expect("write");
+         [runs.first]\nengine = \"builtin\"\n";
+    std::fs::write(&plan, text).expect("write");
     let state = dir.path().join("state");
     let trial = local(&plan, &state, &["--scale", "0.5"]);
+    let stderr = String::from_utf8_lossy(&trial.stderr);
+    assert!(trial.status.success(), "{stderr}");
+    assert!(stderr.contains("after 2/2 games"), "{stderr}");
+
+    let grown = local(&plan, &state, &[]);
+    let stderr = String::from_utf8_lossy(&grown.stderr);
+    assert!(grown.status.success(), "{stderr}");
     assert!(
-        trial.status.success(),
-        "{}",
-        String::from_utf8_lossy(&trial.stderr)
+        stderr.contains("run \"m\": budget raised from 2 to 4 games"),
+        "{stderr}"
     );
-    let again = local(&plan, &state, &["--scale", "0.5"]);
     assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
+        stderr.contains("all pairs played after 4/4 games"),
+        "{stderr}"
     );
-    let refused = local(&plan, &state, &[]);
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(!refused.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(state.join("report.json")).expect("json report"),
+    )
+    .expect("json");
+    let run = &json["runs"][0];
+    assert_eq!(run["pairs_total"], 2, "{run}");
+    assert_eq!(run["pairs_done"], 2, "{run}");
+    let games = run["wins"].as_u64().unwrap_or(0)
+        + run["draws"].as_u64().unwrap_or(0)
+        + run["losses"].as_u64().unwrap_or(0);
+    assert_eq!(games, 4, "the first two games and the two new ones: {run}");
+
+    let shrunk = local(&plan, &state, &["--scale", "0.5"]);
+    let stderr = String::from_utf8_lossy(&shrunk.stderr);
+    assert!(!shrunk.status.success(), "{stderr}");
     assert!(
         stderr.contains("run \"m\"")
-            && stderr.contains("games: 2 in the state folder, 4 in the plan")
+            && stderr.contains("games: 4 in the state folder, 2 in the plan")
             && stderr.contains("--state"),
+        "{stderr}"
+    );
+    std::fs::write(&plan, text.replace("seed = 5", "seed = 6")).expect("write");
+    let reseeded = local(&plan, &state, &[]);
+    let stderr = String::from_utf8_lossy(&reseeded.stderr);
+    assert!(!reseeded.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("seed: 5 in the state folder, 6 in the plan"),
         "{stderr}"
     );
 }

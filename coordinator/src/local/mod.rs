@@ -309,8 +309,28 @@ async fn play_plan(
         // A run found by name may have been played with other builds (a new one holds the
         // pins it was just created with).
         pins::check_resumed(planned, &d.config_toml, state)?;
-        // ... and with the settings the plan gives now.
-        resume::check_unchanged(planned, &d.config_toml, state)?;
+        // ... and with the settings the plan gives now, but for a larger budget.
+        if let resume::Resumed::Grows { from, to } = resume::check(planned, &d.config_toml, state)?
+        {
+            admin
+                .extend_run(pb::ExtendRunRequest {
+                    run_id: id,
+                    games: to,
+                })
+                .await
+                .map_err(client::ClientError::from)
+                .with_context(|| {
+                    format!(
+                        "run {:?} has {from} games in {} and the plan now asks for {to}",
+                        planned.config.name,
+                        state.display()
+                    )
+                })?;
+            eprintln!(
+                "run {:?}: budget raised from {from} to {to} games, as the plan now says",
+                planned.config.name
+            );
+        }
         if d.summary
             .as_ref()
             .is_some_and(|s| state_name(s.state) == pb::RunState::Paused)

@@ -1,11 +1,16 @@
 //! Whether a run found in the state folder is still the run the plan describes.
 //!
 //! `coordinator local` resumes a run by name and plays it with the settings it was created
-//! with. A plan edited since (more games, another clock, another seed), or the same command
-//! without the `--scale` of the first session, would otherwise be ignored without a word: a
-//! user who asked for 400 games a variant would get the 200 of the earlier trial and read
-//! them as the 400. So a resumed run's stored settings must be the plan's, and any that are
-//! not are named with both values.
+//! with. A plan edited since (another clock, another seed), or the same command without the
+//! `--scale` of the first session, would otherwise be ignored without a word: a user who
+//! asked for 400 games a variant would get the 200 of the earlier trial and read them as the
+//! 400. So a resumed run's stored settings must be the plan's, and any that are not are
+//! named with both values.
+//!
+//! One setting may differ: a plan with more games than the stored run grows it (the
+//! coordinator's "add games", [`crate::extend`]), so a 200-game trial that looks worth it
+//! becomes the 400-game run by running the plan as written. Fewer games than stored is a
+//! change like any other: games already played cannot be taken back.
 //!
 //! The players are compared apart from their `sha256` pins (which [`super::pins`] checks with
 //! a message of their own, and which runs created before pinning lack), and not at all for a
@@ -28,8 +33,9 @@ pub enum ResumeError {
     /// The stored run was created with other settings than the plan now gives.
     #[error(
         "run {run:?} in {state} was created with other settings than the plan now gives \
-         ({}); a resumed run keeps the settings it was created with: give another --state \
-         to play the plan as written, or put the old settings back to resume",
+         ({}); a resumed run keeps the settings it was created with (only its games may \
+         grow): give another --state to play the plan as written, or put the old settings \
+         back to resume",
         .changes.join("; ")
     )]
     Changed {
@@ -55,12 +61,26 @@ pub enum ResumeError {
     },
 }
 
+/// How a stored run resumes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resumed {
+    /// With the settings it has.
+    Unchanged,
+    /// With its game budget raised to the plan's.
+    Grows {
+        /// Games stored.
+        from: u64,
+        /// Games planned.
+        to: u64,
+    },
+}
+
 /// Checks the stored config of the run named like `planned` against the plan's.
-pub fn check_unchanged(
+pub fn check(
     planned: &PlannedRun,
     stored_config_toml: &str,
     state: &Path,
-) -> Result<(), ResumeError> {
+) -> Result<Resumed, ResumeError> {
     let state = state.display().to_string();
     let run = planned.config.name.clone();
     let mut stored = RunConfig::parse(stored_config_toml).map_err(|e| ResumeError::Unreadable {
@@ -79,9 +99,20 @@ pub fn check_unchanged(
         stored.first = plan.first.clone();
         stored.second = plan.second.clone();
     }
+    let resumed = if stored.games < plan.games {
+        let grows = Resumed::Grows {
+            from: stored.games,
+            to: plan.games,
+        };
+        stored.games = plan.games;
+        grows
+    } else {
+        Resumed::Unchanged
+    };
     if stored == plan {
-        return Ok(());
+        return Ok(resumed);
     }
+    // What else changed is named (a larger budget beside it is not: it would be granted).
     // The configs decide; their TOML forms only name what differs. Both came from TOML and go
     // back to it, but if one did not, or no top-level key shows the difference, it is still
     // refused, only without the keys.
@@ -166,23 +197,50 @@ engine = "master"
     #[test]
     fn the_same_plan_resumes() {
         let p = run(PLAN, 1.0);
-        assert_eq!(check_unchanged(&p, &stored(&p), Path::new("s")), Ok(()));
+        assert_eq!(
+            check(&p, &stored(&p), Path::new("s")),
+            Ok(Resumed::Unchanged)
+        );
     }
 
     #[test]
-    fn a_plan_without_the_first_sessions_scale_is_refused_naming_the_budget() {
+    fn a_plan_with_more_games_grows_the_run() {
         let trial = run(PLAN, 0.5);
         let full = run(PLAN, 1.0);
-        let e = check_unchanged(&full, &stored(&trial), Path::new("s")).expect_err("refused");
+        assert_eq!(
+            check(&full, &stored(&trial), Path::new("s")),
+            Ok(Resumed::Grows { from: 200, to: 400 })
+        );
+    }
+
+    #[test]
+    fn a_plan_with_fewer_games_is_refused_naming_the_budget() {
+        let full = run(PLAN, 1.0);
+        let trial = run(PLAN, 0.5);
+        let e = check(&trial, &stored(&full), Path::new("s")).expect_err("refused");
         let ResumeError::Changed { run, changes, .. } = &e else {
             panic!("{e:?}");
         };
         assert_eq!(run, "latte");
         assert_eq!(
             changes,
-            &["games: 200 in the state folder, 400 in the plan".to_string()]
+            &["games: 400 in the state folder, 200 in the plan".to_string()]
         );
         assert!(e.to_string().contains("--state"), "{e}");
+    }
+
+    #[test]
+    fn more_games_do_not_hide_another_change() {
+        let old = run(PLAN, 0.5);
+        let new = run(&PLAN.replace("seed = 301", "seed = 7"), 1.0);
+        let Err(ResumeError::Changed { changes, .. }) = check(&new, &stored(&old), Path::new("s"))
+        else {
+            panic!("a changed seed resumed");
+        };
+        assert_eq!(
+            changes,
+            ["seed: 301 in the state folder, 7 in the plan".to_string()]
+        );
     }
 
     #[test]
@@ -194,8 +252,7 @@ engine = "master"
                 .replace("10+0.1", "5+0.05"),
             1.0,
         );
-        let Err(ResumeError::Changed { changes, .. }) =
-            check_unchanged(&new, &stored(&old), Path::new("s"))
+        let Err(ResumeError::Changed { changes, .. }) = check(&new, &stored(&old), Path::new("s"))
         else {
             panic!("a changed seed and clock resumed");
         };
@@ -215,7 +272,7 @@ engine = "master"
             first.insert("sha256".into(), toml::Value::String("ab".repeat(32)));
         }
         let pinned = toml::to_string(&pinned).expect("toml");
-        assert_eq!(check_unchanged(&p, &pinned, Path::new("s")), Ok(()));
+        assert_eq!(check(&p, &pinned, Path::new("s")), Ok(Resumed::Unchanged));
 
         let mut tuned = p.clone();
         tuned.tuned_from = Some("tune".into());
@@ -223,17 +280,17 @@ engine = "master"
             plan::with_tuned_values(&tuned, &[("KnightValueMg".into(), 260.0, 250.0)])
                 .expect("tuned");
         assert_eq!(
-            check_unchanged(&tuned, &with_values, Path::new("s")),
-            Ok(())
+            check(&tuned, &with_values, Path::new("s")),
+            Ok(Resumed::Unchanged)
         );
         // The same values are a change for a run that does not take them from a tuning.
-        assert!(check_unchanged(&p, &with_values, Path::new("s")).is_err());
+        assert!(check(&p, &with_values, Path::new("s")).is_err());
     }
 
     #[test]
     fn stored_settings_that_do_not_read_are_named() {
         let p = run(PLAN, 1.0);
-        let e = check_unchanged(&p, "name = 3", Path::new("s")).expect_err("refused");
+        let e = check(&p, "name = 3", Path::new("s")).expect_err("refused");
         assert!(matches!(e, ResumeError::Unreadable { .. }), "{e:?}");
         assert!(e.to_string().contains("\"latte\""), "{e}");
     }
