@@ -281,6 +281,30 @@ async fn dashboard_in_headless_chromium() {
     wait_text(&c, "#state", "paused state shown", |t| t == "paused").await;
     screenshot(&c, &shots, "run-paused.png").await;
 
+    // A larger budget from the page: the run stays paused and shows its new total.
+    let games = (after.pairs_total + 10) * 2;
+    c.find(Locator::Css("#add-games"))
+        .await
+        .unwrap()
+        .send_keys(&games.to_string())
+        .await
+        .unwrap();
+    c.find(Locator::Css("#extend"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&c, "#action-status", "extend shown", |t| {
+        t.contains("extend done")
+    })
+    .await;
+    let grown = show(&mut admin, running).await.summary.unwrap();
+    assert_eq!(grown.pairs_total, after.pairs_total + 10);
+    assert_eq!(grown.state, pb::RunState::Paused as i32);
+    let want = format!("{} / {}", grown.pairs_done, grown.pairs_total);
+    wait_text(&c, "#pairs-done", "new total shown", |t| t == want).await;
+
     // A phone's width: nothing wider than the screen but the scrolling tables.
     c.set_window_size(390, 844).await.unwrap();
     c.refresh().await.unwrap();

@@ -272,6 +272,23 @@ async fn actions_need_an_admin_bearer_token_from_this_site() {
     assert_eq!(a.status, 200, "{}", a.body);
     // An excluded token is given no more of the run.
     assert!(lease(&mut w, wid, 1).await.is_none());
+
+    // A larger budget: a body that names the games, more than the run has.
+    let extend = format!("{base}/api/runs/{id}/extend");
+    let a = http(Method::POST, &extend, &auth, "{\"games\": \"many\"}").await;
+    assert_eq!(a.status, 400, "{}", a.body);
+    assert!(a.json()["error"].as_str().unwrap().contains("games"));
+    let a = http(Method::POST, &extend, &auth, "{\"games\": 40}").await;
+    assert_eq!(a.status, 400, "{}", a.body);
+    assert!(a.json()["error"].as_str().unwrap().contains("must be more"));
+    let a = http(Method::POST, &extend, &[], "{\"games\": 60}").await;
+    assert_eq!(a.status, 401, "{}", a.body);
+    let a = http(Method::POST, &extend, &auth, "{\"games\": 60}").await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        show(&mut admin, id).await.summary.map(|s| s.pairs_total),
+        Some(30)
+    );
     let a = http(
         Method::POST,
         &format!("{base}/api/runs/{id}/explode"),

@@ -267,7 +267,14 @@ fn yes() -> bool {
     true
 }
 
-/// `POST /api/runs/{id}/{pause|resume|stop|exclude}` with an admin bearer token.
+/// The body of `POST /api/runs/{id}/extend`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExtendBody {
+    games: u64,
+}
+
+/// `POST /api/runs/{id}/{pause|resume|stop|exclude|extend}` with an admin bearer token.
 pub(super) async fn act(
     State(s): S,
     Path((id, action)): Path<(String, String)>,
@@ -280,16 +287,24 @@ pub(super) async fn act(
         "pause" => Some(RunStatus::Paused),
         "resume" => Some(RunStatus::Active),
         "stop" => Some(RunStatus::Stopped),
-        "exclude" => None,
+        "exclude" | "extend" => None,
         other => {
             return Err(ApiError::NotFound(format!(
-                "no action {other:?}: pause, resume, stop or exclude"
+                "no action {other:?}: pause, resume, stop, exclude or extend"
             )))
         }
     };
     if let Some(to) = to {
         let summary = s.core.call(move |c| c.set_status(id, to)).await?;
         tracing::info!(run = id, action = %action, by = %who, "dashboard action");
+        return Ok(Json(json::summary(&summary.into())));
+    }
+    if action == "extend" {
+        let req: ExtendBody = serde_json::from_slice(&body).map_err(|e| {
+            ApiError::BadRequest(format!("extend needs a JSON body {{\"games\": N}}: {e}"))
+        })?;
+        let summary = s.core.call(move |c| c.extend_run(id, req.games)).await?;
+        tracing::info!(run = id, games = req.games, by = %who, "dashboard budget raised");
         return Ok(Json(json::summary(&summary.into())));
     }
     let req: ExcludeBody = serde_json::from_slice(&body).map_err(|e| {

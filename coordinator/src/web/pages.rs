@@ -744,6 +744,8 @@ pub(super) async fn run(
 <button id=\"pause\" data-action=\"pause\" data-run=\"{id}\">pause</button>\
 <button id=\"resume\" data-action=\"resume\" data-run=\"{id}\">resume</button>\
 <button id=\"stop\" data-action=\"stop\" data-run=\"{id}\">stop</button>\
+<input id=\"add-games\" type=\"number\" min=\"2\" step=\"2\" placeholder=\"games\" aria-label=\"new game budget\">\
+<button id=\"extend\" data-action=\"extend\" data-run=\"{id}\">set games</button>\
 <a href=\"/runs/{id}/pgn\" id=\"pgn\">PGN</a> <a href=\"/api/runs/{id}\">JSON</a></div><p id=\"action-status\"></p>",
         t = escape(&title),
     );

@@ -74,6 +74,10 @@
     var body = null;
     if (action === "exclude") {
       body = JSON.stringify({ worker: button.getAttribute("data-worker"), exclude: button.getAttribute("data-exclude") === "true" });
+    } else if (action === "extend") {
+      // The coordinator checks the number (even, more than the run has) and names what is wrong.
+      var games = document.getElementById("add-games");
+      body = JSON.stringify({ games: games ? Number(games.value) : null });
     }
     var headers = { "Content-Type": "application/json" };
     if (token) headers["Authorization"] = "Bearer " + token;
