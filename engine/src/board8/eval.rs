@@ -130,7 +130,7 @@ impl EvalBoard for Board {
 
     #[inline]
     fn square_table_sum(&self, color: Color) -> (i32, i32) {
-        let Some(table) = super::tables::for_rules(self.rules) else {
+        let Some(table) = super::tables::fitted(self.rules) else {
             return (0, 0);
         };
         let (mut mg, mut eg) = (0, 0);

@@ -5,7 +5,11 @@ use crate::eval::squares::SquareTable;
 use crate::variant::{Rules, Variant};
 
 /// Orthodox chess's table.
-static CHESS: SquareTable = include!("tables/chess.rs");
+const CHESS_TABLE: SquareTable = include!("tables/chess.rs");
+static CHESS: SquareTable = CHESS_TABLE;
+/// Whether chess's table adds anything: a table of zeros (none fitted, or a fit rejected) is
+/// not summed over the pieces at every evaluation.
+const CHESS_FITTED: bool = !CHESS_TABLE.is_zero();
 
 /// The table of `rules`, if it has one.
 #[inline]
@@ -13,5 +17,14 @@ pub fn for_rules(rules: Rules) -> Option<&'static SquareTable> {
     match rules.variant() {
         Variant::Chess => Some(&CHESS),
         Variant::Latte | Variant::Secutor => None,
+    }
+}
+
+/// The table of `rules` if it has one with a value other than zero: what the evaluation sums.
+#[inline]
+pub(super) fn fitted(rules: Rules) -> Option<&'static SquareTable> {
+    match rules.variant() {
+        Variant::Chess if CHESS_FITTED => Some(&CHESS),
+        Variant::Chess | Variant::Latte | Variant::Secutor => None,
     }
 }

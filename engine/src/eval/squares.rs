@@ -35,6 +35,22 @@ impl SquareTable {
         eg: [[0; SQUARES]; ROLES],
     };
 
+    /// Whether every value is zero (a table not fitted yet, which the evaluation skips).
+    pub const fn is_zero(&self) -> bool {
+        let mut r = 0;
+        while r < ROLES {
+            let mut sq = 0;
+            while sq < SQUARES {
+                if self.mg[r][sq] != 0 || self.eg[r][sq] != 0 {
+                    return false;
+                }
+                sq += 1;
+            }
+            r += 1;
+        }
+        true
+    }
+
     /// The (mg, eg) value of a piece of `role` on the square with index `relative` from its
     /// own side; nothing for a role the 8x8 board does not have.
     #[inline(always)]
@@ -42,6 +58,24 @@ impl SquareTable {
         match (self.mg.get(role.index()), self.eg.get(role.index())) {
             (Some(mg), Some(eg)) => (i32::from(mg[relative]), i32::from(eg[relative])),
             _ => (0, 0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_is_zero_until_one_value_is_not() {
+        assert!(SquareTable::ZERO.is_zero());
+        for (role, sq) in [(0, 0), (ROLES - 1, SQUARES - 1)] {
+            let mut t = SquareTable::ZERO;
+            t.eg[role][sq] = -1;
+            assert!(!t.is_zero());
+            let mut t = SquareTable::ZERO;
+            t.mg[role][sq] = 1;
+            assert!(!t.is_zero());
         }
     }
 }

@@ -801,6 +801,7 @@ impl<P: SearchPosition> Searcher<P> {
 
             let played = Self::piece_to(pos, &info);
             let undo = pos.make_move(mv);
+            self.tt.prefetch(pos.key());
             self.keys.push(key);
             self.stack[ply].played = played;
             let gives_check = pos.in_check();
@@ -1050,6 +1051,7 @@ impl<P: SearchPosition> Searcher<P> {
         for i in 0..n {
             let mv = pick_next(&mut moves[..n], &mut scores[..n], i);
             let undo = pos.make_move(mv);
+            self.tt.prefetch(pos.key());
             let score = -self.qsearch(pos, ply + 1, -beta, -alpha);
             pos.unmake_move(mv, undo);
             if self.stopped {

@@ -97,6 +97,29 @@ impl TranspositionTable {
         (e.key == key && e.depth >= 0).then_some(e)
     }
 
+    /// Asks the processor to bring `key`'s entry into the cache: called right after a move is
+    /// made, so the child's probe a few hundred instructions later finds it there instead of
+    /// waiting on memory (the probe's load was a fifth of `engine bench`'s time). A hint only:
+    /// what the search reads and stores is unchanged, and so is the bench signature.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        #[allow(unsafe_code)]
+        {
+            let entry: *const Entry = &self.entries[self.index(key)];
+            // SAFETY: a prefetch is a hint: it never faults and changes no memory the
+            // program sees, and `entry` points at a live element of `entries`. SSE, which
+            // the intrinsic needs, is part of every x86_64 processor.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    entry.cast::<i8>(),
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// Stores a result, keeping a deeper entry of the same position from this search.
     #[inline]
     pub fn store(&mut self, key: u64, mv: u32, score: i32, eval: i16, depth: i32, bound: Bound) {
