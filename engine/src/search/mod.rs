@@ -20,7 +20,11 @@ use std::time::{Duration, Instant};
 
 use crate::eval::{pst, see_value, PawnCache, SearchPosition};
 use crate::params::Params;
-use crate::position::{MoveInfo, MoveList};
+use crate::position::{MoveInfo, MoveList, MAX_MOVES};
+
+/// Move-ordering scores, one per generated move. Filled as the moves are scored, never
+/// initialised first: a zeroed array of [`MAX_MOVES`] was 2 KiB of stores at every node.
+type Scores = arrayvec::ArrayVec<i32, MAX_MOVES>;
 use history::{stat_bonus, Histories, PieceTo, Quiet};
 pub use limits::{Limits, TimeBudget};
 use tt::{Bound, TranspositionTable, NO_EVAL};
@@ -480,13 +484,14 @@ impl<P: SearchPosition> Searcher<P> {
         moves: &MoveList<P::Move>,
         tt_move: u32,
         ply: usize,
-        scores: &mut [i32],
+        scores: &mut Scores,
     ) {
         let killers = self.killers[ply];
         let prev = self.previous(ply);
         let counter = self.histories.counter(prev[0]);
-        for (i, &mv) in moves.iter().enumerate() {
-            scores[i] = if tt_move != 0 && P::move_code(mv) == tt_move {
+        for &mv in moves.iter() {
+            // As many scores as moves, and a move list holds at most MAX_MOVES.
+            scores.push(if tt_move != 0 && P::move_code(mv) == tt_move {
                 4_000_000
             } else {
                 let info = pos.move_info(mv);
@@ -511,7 +516,7 @@ impl<P: SearchPosition> Searcher<P> {
                 } else {
                     0
                 }
-            };
+            });
         }
     }
 
@@ -703,7 +708,7 @@ impl<P: SearchPosition> Searcher<P> {
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
-        let mut scores = [0i32; crate::position::MAX_MOVES];
+        let mut scores = Scores::new();
         self.score_moves(pos, &moves, tt_move, ply, &mut scores);
         let prev = self.previous(ply);
 
@@ -1022,7 +1027,7 @@ impl<P: SearchPosition> Searcher<P> {
         if ply >= MAX_PLY {
             return pos.evaluate_with(&self.params, &self.pst, &mut self.pawns);
         }
-        let mut scores = [0i32; crate::position::MAX_MOVES];
+        let mut scores = Scores::new();
         let mut n = 0;
         for i in 0..moves.len() {
             let info = pos.move_info(moves[i]);
@@ -1041,9 +1046,11 @@ impl<P: SearchPosition> Searcher<P> {
                     .is_some_and(|v| best + see_value(v, &self.params) + DELTA_MARGIN <= alpha);
             if in_check || (tactical && !hopeless && pos.see_ge(moves[i], 0, &self.params)) {
                 moves.swap(n, i);
-                scores[n] = info.capture.map_or(0, |v| see_value(v, &self.params) * 8)
-                    - see_value(info.role, &self.params) / 8
-                    + info.promotion.map_or(0, |p| see_value(p, &self.params));
+                scores.push(
+                    info.capture.map_or(0, |v| see_value(v, &self.params) * 8)
+                        - see_value(info.role, &self.params) / 8
+                        + info.promotion.map_or(0, |p| see_value(p, &self.params)),
+                );
                 n += 1;
             }
         }
