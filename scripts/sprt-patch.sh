@@ -94,6 +94,12 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# The coordinator that plays the games is this working tree's, built first and copied: a tree
+# that does not build fails here, in seconds, instead of after both engine builds (which is
+# how a test started during an edit once died unseen in its log), and an edit or a build
+# after this point cannot change the coordinator under a running test.
+(cd "$root" && cargo build --quiet --release --bin coordinator)
+cp "${CARGO_TARGET_DIR:-$root/target}/release/coordinator" "$work/coordinator"
 if [ -x "$state/engine-master" ] && [ -x "$state/engine-patch" ]; then
     echo "resuming in $state with the builds kept there"
 else
@@ -130,7 +136,7 @@ for side in master patch; do
     echo "$side: bench $("$state/engine-$side" bench 2>/dev/null | tail -n 1)"
 done
 cd "$root"
-cargo run --quiet --release --bin coordinator -- local "$plan" \
+"$work/coordinator" local "$plan" \
     --state "$state" --engine patch="$state/engine-patch" --engine master="$state/engine-master" "$@"
 exit
 }
