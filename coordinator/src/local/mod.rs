@@ -383,7 +383,7 @@ fn live_figures(d: &pb::RunDetail) -> String {
 }
 
 /// Polls a run until it ends, drawing its progress: a bar on a terminal, else (or with
-/// `--quiet`) a plain line on stderr every `progress::PLAIN_EVERY`, so logs show progress.
+/// `--quiet`) a plain line on stderr as games end (`progress::Ticker`), so logs show progress.
 async fn follow(
     admin: &mut AdminClient,
     id: u64,
@@ -425,7 +425,7 @@ async fn follow(
                 return Ok(());
             }
             _ => {
-                if plain && ticker.due() {
+                if plain && ticker.due(s.pairs_done * 2) {
                     eprintln!("{}", progress::progress_line(run_no, &d, session));
                 }
                 tokio::time::sleep(Duration::from_millis(300)).await;

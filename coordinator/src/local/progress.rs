@@ -1,7 +1,7 @@
 //! Plain progress lines for `coordinator local`. indicatif hides its bar when stderr is not a
 //! terminal (CI logs, `nohup`, a pipe), which left the command silent for the minutes a run
-//! takes; there, as with `--quiet`, a line like fastchess's goes to stderr every few seconds
-//! instead. The lines are built by pure functions from the same `ShowRun` answer that feeds
+//! takes; there, as with `--quiet`, a line like fastchess's goes to stderr instead: every few
+//! seconds while games end, once a minute while none does. The lines are built by pure functions from the same `ShowRun` answer that feeds
 //! the bar, so they cost no extra work on the coordinator and are easy to test.
 
 use std::io::IsTerminal;
@@ -9,9 +9,14 @@ use std::time::{Duration, Instant};
 
 use proto::v1 as pb;
 
-/// How often a plain line is printed: often enough that a log shows the run is alive, rarely
-/// enough that an hour-long run stays readable.
+/// How often a plain line is printed at most, when games have been played since the last:
+/// often enough to follow a fast run, rarely enough that an hour-long run stays readable.
 pub(super) const PLAIN_EVERY: Duration = Duration::from_secs(5);
+
+/// How often a line is printed when no game ended since the last one, to show the run is
+/// alive. Games at 10+0.1 take half a minute: a line every five seconds repeated the same
+/// figures six times over, a 400-game match logged 500 lines, most of them copies.
+pub(super) const ALIVE_EVERY: Duration = Duration::from_secs(60);
 
 /// Whether to print plain lines instead of the bar: asked for (`--quiet`), or the bar would be
 /// invisible because stderr, where indicatif draws, is not a terminal. stdout does not matter:
@@ -36,7 +41,8 @@ pub(super) struct Session {
 pub(super) struct Ticker {
     started: Instant,
     games_at_start: u64,
-    next_line: Instant,
+    /// When the last line was printed and at how many games (none before the first).
+    last_line: Option<(Instant, u64)>,
 }
 
 impl Ticker {
@@ -47,7 +53,7 @@ impl Ticker {
         Self {
             started: now,
             games_at_start,
-            next_line: now,
+            last_line: None,
         }
     }
 
@@ -59,13 +65,25 @@ impl Ticker {
         }
     }
 
-    /// True when a line is due (and then not again for `PLAIN_EVERY`).
-    pub(super) fn due(&mut self) -> bool {
-        let now = Instant::now();
-        if now < self.next_line {
-            return false;
+    /// True when a line is due at `games` played: the first at once, then after
+    /// [`PLAIN_EVERY`] when games were played since the last line, else after
+    /// [`ALIVE_EVERY`].
+    pub(super) fn due(&mut self, games: u64) -> bool {
+        self.due_at(Instant::now(), games)
+    }
+
+    fn due_at(&mut self, now: Instant, games: u64) -> bool {
+        if let Some((at, printed)) = self.last_line {
+            let wait = if games == printed {
+                ALIVE_EVERY
+            } else {
+                PLAIN_EVERY
+            };
+            if now.saturating_duration_since(at) < wait {
+                return false;
+            }
         }
-        self.next_line = now + PLAIN_EVERY;
+        self.last_line = Some((now, games));
         true
     }
 }
@@ -364,10 +382,27 @@ mod tests {
     #[test]
     fn resumed_run_rates_only_this_sessions_games() {
         let mut ticker = Ticker::new(1000);
-        assert!(ticker.due(), "the first line is due at once");
-        assert!(!ticker.due(), "then not before PLAIN_EVERY");
+        assert!(ticker.due(1000), "the first line is due at once");
+        assert!(!ticker.due(1002), "then not before PLAIN_EVERY");
         assert_eq!(ticker.session(1010).games, 10);
         assert_eq!(ticker.session(500).games, 0, "never negative");
+    }
+
+    #[test]
+    fn a_line_comes_when_games_were_played_or_a_minute_passed() {
+        let t0 = Instant::now();
+        let at = |secs: u64| t0 + Duration::from_secs(secs);
+        let mut ticker = Ticker::new(0);
+        assert!(ticker.due_at(at(0), 0));
+        assert!(!ticker.due_at(at(1), 2), "games, but too soon");
+        assert!(ticker.due_at(at(5), 2), "games, PLAIN_EVERY later");
+        assert!(
+            !ticker.due_at(at(30), 2),
+            "no game since: the same figures again"
+        );
+        assert!(!ticker.due_at(at(64), 2));
+        assert!(ticker.due_at(at(65), 2), "a minute without a game: alive");
+        assert!(ticker.due_at(at(70), 4));
     }
 
     #[test]
