@@ -43,15 +43,7 @@ async fn match_study_and_spsa_runs_complete_with_exact_totals() {
     assert!(d.elo.is_some());
     assert_eq!(d.workers.iter().map(|w| w.pairs).sum::<u64>(), 20);
     // Every pair's PGN was kept: two games each.
-    let mut pgn = admin
-        .export_pgn(pb::RunRequest { run_id: m })
-        .await
-        .unwrap()
-        .into_inner();
-    let mut text = String::new();
-    while let Some(c) = pgn.message().await.unwrap() {
-        text.push_str(&c.text);
-    }
+    let text = pgn_text(&mut admin, m).await;
     assert_eq!(text.matches("[Event ").count(), 40);
 
     let d = show(&mut admin, st).await;
@@ -79,15 +71,7 @@ async fn sprt_run_stops_itself() {
     let e = env();
     let server = Server::start(&e.db, timing(30_000)).await;
     let mut admin = server.admin(&e.admin).await;
-    let id = create(
-        &mut admin,
-        config(
-            "sprt",
-            4000,
-            "[sprt]\nelo0 = 0\nelo1 = 10\nmodel = \"logistic\"\n",
-        ),
-    )
-    .await;
+    let id = create(&mut admin, sprt_config(4000)).await;
     work(server.worker(&e.workers[0]).await, "box0", 6).await;
     let d = show(&mut admin, id).await;
     let s = d.summary.unwrap();
@@ -427,15 +411,7 @@ async fn real_worker_plays_a_small_match_at_500_nodes() {
     let d = show(&mut admin, id).await;
     assert_exact(&d);
     assert_eq!(d.study.iter().map(|r| r.games).sum::<u64>(), 8);
-    let mut pgn = admin
-        .export_pgn(pb::RunRequest { run_id: id })
-        .await
-        .unwrap()
-        .into_inner();
-    let mut text = String::new();
-    while let Some(c) = pgn.message().await.unwrap() {
-        text.push_str(&c.text);
-    }
+    let text = pgn_text(&mut admin, id).await;
     assert_eq!(text.matches("[Event ").count(), 8, "{text}");
     assert!(worker::cluster::spool::Spool::open(&spool)
         .unwrap()

@@ -59,15 +59,7 @@ async fn a_finished_match_grows_plays_on_and_keeps_its_budget_across_a_restart()
         .iter()
         .zip(&first_pentanomial)
         .all(|(now, then)| now >= then));
-    let mut pgn = admin
-        .export_pgn(pb::RunRequest { run_id: id })
-        .await
-        .expect("export")
-        .into_inner();
-    let mut text = String::new();
-    while let Some(c) = pgn.message().await.expect("chunk") {
-        text.push_str(&c.text);
-    }
+    let text = pgn_text(&mut admin, id).await;
     assert_eq!(text.matches("[Event ").count(), 20);
     server.shutdown().await;
 }
@@ -142,15 +134,7 @@ async fn what_may_not_grow_is_refused_naming_why() {
     assert_eq!(s.code(), Code::FailedPrecondition);
     assert!(s.message().contains("gain schedule"), "{}", s.message());
 
-    let sprt = create(
-        &mut admin,
-        config(
-            "sprt",
-            4000,
-            "[sprt]\nelo0 = 0\nelo1 = 10\nmodel = \"logistic\"\n",
-        ),
-    )
-    .await;
+    let sprt = create(&mut admin, sprt_config(4000)).await;
     work(server.worker(&e.workers[0]).await, "box0", 6).await;
     let s = show(&mut admin, sprt).await.summary.expect("summary");
     assert_eq!(s.finish_reason, "sprt accepted");

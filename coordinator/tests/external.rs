@@ -7,7 +7,6 @@
 mod common;
 
 use common::*;
-use proto::v1 as pb;
 use std::path::{Path, PathBuf};
 use worker::cluster::engines::{EngineArg, Engines};
 
@@ -138,15 +137,7 @@ options = { Threads = 1, Hash = 16, UCI_LimitStrength = true, UCI_Elo = 1400 }
     play_with_workers(&e, &server, &[("stockfish", &sf)], 1).await;
     let d = show(&mut admin, id).await;
     assert_exact(&d);
-    let mut pgn = admin
-        .export_pgn(pb::RunRequest { run_id: id })
-        .await
-        .unwrap()
-        .into_inner();
-    let mut text = String::new();
-    while let Some(c) = pgn.message().await.unwrap() {
-        text.push_str(&c.text);
-    }
+    let text = pgn_text(&mut admin, id).await;
     assert_eq!(text.matches("[Event ").count(), 4, "{text}");
     // No game ended because an engine failed.
     for bad in ["crash", "illegal-move", "timeout"] {

@@ -356,6 +356,29 @@ pub async fn show(a: &mut Admin, id: u64) -> pb::RunDetail {
         .into_inner()
 }
 
+/// Every stored PGN of a run, as the admin API streams it.
+pub async fn pgn_text(a: &mut Admin, id: u64) -> String {
+    let mut stream = a
+        .export_pgn(pb::RunRequest { run_id: id })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut text = String::new();
+    while let Some(c) = stream.message().await.unwrap() {
+        text.push_str(&c.text);
+    }
+    text
+}
+
+/// [`config`] of an SPRT run of `games` at most, testing 0 against 10 logistic Elo.
+pub fn sprt_config(games: u64) -> String {
+    config(
+        "sprt",
+        games,
+        "[sprt]\nelo0 = 0\nelo1 = 10\nmodel = \"logistic\"\n",
+    )
+}
+
 pub async fn create(a: &mut Admin, text: String) -> u64 {
     a.create_run(pb::CreateRunRequest { config_toml: text })
         .await
