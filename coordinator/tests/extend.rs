@@ -147,3 +147,27 @@ async fn what_may_not_grow_is_refused_naming_why() {
     );
     server.shutdown().await;
 }
+
+/// The largest budget a config may plan costs what a small one does: the ledger hands out
+/// fresh pairs from a counter, so a run raised to a billion pairs makes nothing per pair (a
+/// per-pair structure would exhaust memory here instead of answering).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_raised_to_the_largest_budget_makes_nothing_per_pair() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(&mut admin, config("match", 4, "")).await;
+    let max = coordinator::config::MAX_GAMES;
+    let s = extend(&mut admin, id, max).await.expect("extended");
+    assert_eq!(s.pairs_total, max / 2);
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    let l = lease(&mut w, wid, 3).await.expect("work");
+    play(&mut w, wid, &l, 0).await;
+    let s = show(&mut admin, id).await.summary.expect("summary");
+    assert_eq!(
+        (s.pairs_done, s.pairs_total),
+        (l.pairs.len() as u64, max / 2)
+    );
+    server.shutdown().await;
+}
