@@ -461,16 +461,8 @@ pub fn run_configs(text: &str, only: &[String]) -> anyhow::Result<Vec<(String, S
         return Ok(vec![(name, text.to_string())]);
     }
     let mut plan = crate::local::plan::parse(text, 1.0).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let names: Vec<String> = plan.runs.iter().map(|r| r.config.name.clone()).collect();
-    if let Some(missing) = only.iter().find(|n| !names.contains(n)) {
-        anyhow::bail!(
-            "the plan has no run {missing:?} (its runs: {})",
-            names.join(", ")
-        );
-    }
-    if !only.is_empty() {
-        plan.runs.retain(|r| only.contains(&r.config.name));
-    }
+    plan.select(only)
+        .map_err(|e| anyhow::anyhow!("{}", e.message))?;
     if let Some(r) = plan.runs.iter().find(|r| r.tuned_from.is_some()) {
         let others: Vec<&str> = plan
             .runs

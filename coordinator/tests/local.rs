@@ -440,3 +440,55 @@ fn a_resumed_run_grows_to_the_plans_games_and_other_changes_are_refused() {
         "{stderr}"
     );
 }
+
+/// `--run NAME` plays only the named runs of a plan (one variant of a match plan, say); an
+/// unknown name is refused naming the plan's runs, and a run that takes tuned values finds
+/// its tuning finished in an earlier session of the same state folder.
+#[test]
+fn run_picks_runs_of_a_plan_and_finds_an_earlier_sessions_tuning() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("two.toml");
+    std::fs::write(
+        &plan,
+        "title = \"two\"\n\
+         [[runs]]\nname = \"tune\"\nkind = \"spsa\"\ngames = 8\nseed = 2\n[runs.limits]\nnodes = 200\n\
+         [[runs.variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n[runs.first]\nengine = \"builtin\"\n\
+         [runs.spsa]\nparams = \"KnightValueMg, 250, 150, 600, 20, 0.002\"\n\
+         [[runs]]\nname = \"check\"\nkind = \"match\"\ngames = 4\nseed = 3\ntuned_from = \"tune\"\n\
+         [runs.limits]\nnodes = 200\n[[runs.variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n\
+         [runs.first]\nengine = \"builtin\"\n",
+    )
+    .expect("write");
+    let state = dir.path().join("state");
+    let unknown = local(&plan, &state, &["--run", "chek"]);
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(!unknown.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("no run \"chek\"") && stderr.contains("tune, check"),
+        "{stderr}"
+    );
+    let early = local(&plan, &state, &["--run", "check"]);
+    let stderr = String::from_utf8_lossy(&early.stderr);
+    assert!(!early.status.success(), "{stderr}");
+    assert!(stderr.contains("add --run tune"), "{stderr}");
+
+    let runs = |out: &std::process::Output| -> Vec<String> {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(state.join("report.json")).expect("json report"),
+        )
+        .expect("json");
+        json["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .map(|r| r["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(runs(&local(&plan, &state, &["--run", "tune"])), ["tune"]);
+    assert_eq!(runs(&local(&plan, &state, &["--run", "check"])), ["check"]);
+}

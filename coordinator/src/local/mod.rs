@@ -36,6 +36,10 @@ pub struct LocalArgs {
     /// Multiply every game budget by this (for a quick trial of a plan).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
+    /// Play only the plan's run with this name (repeat for several), e.g. one variant of
+    /// `examples/match-engines.toml`; the others are neither played nor reported.
+    #[arg(long = "run", value_name = "NAME")]
+    pub only: Vec<String>,
     /// No progress bars (plain progress lines instead, as when stderr is not a terminal).
     #[arg(long)]
     pub quiet: bool,
@@ -73,6 +77,8 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         .with_context(|| format!("cannot read {}", args.config.display()))?;
     let mut plan =
         plan::parse(&text, args.scale).with_context(|| format!("in {}", args.config.display()))?;
+    plan.select(&args.only)
+        .with_context(|| format!("--run, in {}", args.config.display()))?;
     let state = args
         .state
         .clone()
@@ -276,15 +282,24 @@ async fn play_plan(
                         toml::to_string(&planned.table).context("cannot write the run config")?
                     }
                     Some(source) => {
-                        let Some(&(source_id, _, _)) = ids
+                        // Played now, or (with --run) finished in an earlier session.
+                        let played_now = ids
                             .iter()
                             .zip(&plan.runs)
                             .find(|(_, p)| &p.config.name == source)
-                            .map(|(i, _)| i)
-                        else {
+                            .map(|(i, _)| i.0);
+                        let finished_before = existing
+                            .iter()
+                            .find(|r| {
+                                &r.name == source && state_name(r.state) == pb::RunState::Finished
+                            })
+                            .map(|r| r.run_id);
+                        let Some(source_id) = played_now.or(finished_before) else {
                             bail!(
-                                "run {:?} needs {source:?}, which did not run",
-                                planned.config.name
+                                "run {:?} needs the values of {source:?}, which neither ran now \
+                                 nor finished in {} (add --run {source})",
+                                planned.config.name,
+                                state.display()
                             );
                         };
                         let d = show(admin, source_id).await?;

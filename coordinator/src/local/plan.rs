@@ -41,6 +41,30 @@ pub struct Plan {
     pub runs: Vec<PlannedRun>,
 }
 
+impl Plan {
+    /// Keeps only the runs named in `only` (all when it is empty), in the plan's order. A
+    /// name the plan does not have is refused, naming the runs it has.
+    pub fn select(&mut self, only: &[String]) -> Result<(), ConfigError> {
+        if let Some(missing) = only
+            .iter()
+            .find(|n| !self.runs.iter().any(|r| &r.config.name == *n))
+        {
+            let names: Vec<&str> = self.runs.iter().map(|r| r.config.name.as_str()).collect();
+            return Err(err(
+                "runs",
+                format!(
+                    "the plan has no run {missing:?} (its runs: {})",
+                    names.join(", ")
+                ),
+            ));
+        }
+        if !only.is_empty() {
+            self.runs.retain(|r| only.contains(&r.config.name));
+        }
+        Ok(())
+    }
+}
+
 fn err(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
     ConfigError {
         field: field.into(),
@@ -210,6 +234,35 @@ ruleset = "normal"
 [runs.first]
 engine = "builtin"
 "#;
+
+    #[test]
+    fn select_keeps_the_named_runs_and_names_the_plans_runs_for_an_unknown_one() {
+        let run = |name: &str| {
+            format!(
+                "[[runs]]\nname = \"{name}\"\nkind = \"match\"\ngames = 4\n[runs.limits]\n\
+                 nodes = 100\n[[runs.variants]]\nvariant = \"latte\"\nruleset = \"normal\"\n\
+                 [runs.first]\n\
+                 engine = \"builtin\"\n"
+            )
+        };
+        let text = format!("title = \"t\"\n{}{}", run("tune"), run("check"));
+        let plan = || parse(&text, 1.0).expect("plan");
+        let mut all = plan();
+        all.select(&[]).expect("no names: every run");
+        assert_eq!(all.runs.len(), 2);
+        let mut one = plan();
+        one.select(&["check".into()]).expect("known");
+        let names: Vec<&str> = one.runs.iter().map(|r| r.config.name.as_str()).collect();
+        assert_eq!(names, ["check"]);
+        let mut bad = plan();
+        let e = bad.select(&["chek".into()]).expect_err("unknown");
+        assert_eq!(e.field, "runs");
+        assert!(
+            e.message.contains("\"chek\"") && e.message.contains("tune, check"),
+            "{e}"
+        );
+        assert_eq!(bad.runs.len(), 2, "nothing dropped on a refusal");
+    }
 
     #[test]
     fn plans_parse_scale_and_link() {
