@@ -35,7 +35,8 @@ pub(crate) struct TuneArgs {
     /// L2 penalty per centipawn squared.
     #[arg(long, default_value_t = FitConfig::default().l2)]
     l2: f64,
-    /// Hold out every N-th position to measure the fit (0: none).
+    /// Hold out every N-th game (a changed result or a move number going back starts the
+    /// next) to measure the fit (0: none).
     #[arg(long, default_value_t = FitConfig::default().holdout)]
     holdout: usize,
     /// Start from zero instead of the table the engine has now.
@@ -60,8 +61,9 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
         let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
         let s = Samples::read(&text, rules, &params).with_context(|| format!("in {file}"))?;
         println!(
-            "{file}: {} positions, {} not quiet, {} kept",
+            "{file}: {} positions of {} games, {} not quiet, {} kept",
             s.read,
+            s.games,
             s.not_quiet,
             s.len()
         );

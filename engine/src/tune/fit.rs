@@ -69,7 +69,8 @@ pub struct FitConfig {
     /// reach), 0.10912 at the default 1e-9 with none, 0.10982 at 1e-8: the default gives up
     /// a little fit to keep rarely seen squares from deciding moves.
     pub l2: f64,
-    /// Every `holdout`-th position is kept out of training to measure the fit (0: none).
+    /// The positions of every `holdout`-th game are kept out of training to measure the fit
+    /// (0: none): whole games, since a game's positions share its result.
     pub holdout: usize,
     /// No value goes beyond this many centipawns.
     pub limit: f64,
@@ -115,8 +116,8 @@ pub struct Fit {
 }
 
 impl FitConfig {
-    fn held_out(&self, i: usize) -> bool {
-        self.holdout > 0 && i % self.holdout == self.holdout - 1
+    fn held_out(&self, s: &Samples, i: usize) -> bool {
+        self.holdout > 0 && s.game[i] as usize % self.holdout == self.holdout - 1
     }
 
     /// Fits a table to `s` from `start` with the scale `k`, calling `report` every `every`
@@ -133,9 +134,9 @@ impl FitConfig {
         w.resize(OFFSETS + 2 * ROLES, 0.0);
         let progress = |w: &[f64], epoch: usize| Progress {
             epoch,
-            train: loss(s, k, |i| !self.held_out(i), |i| eval(s, w, i)),
+            train: loss(s, k, |i| !self.held_out(s, i), |i| eval(s, w, i)),
             holdout: if self.holdout > 0 {
-                loss(s, k, |i| self.held_out(i), |i| eval(s, w, i))
+                loss(s, k, |i| self.held_out(s, i), |i| eval(s, w, i))
             } else {
                 0.0
             },
@@ -143,12 +144,15 @@ impl FitConfig {
         let first = progress(&w, 0);
         let (mut m, mut v) = (vec![0.0; w.len()], vec![0.0; w.len()]);
         let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8);
-        let train = (0..s.len()).filter(|&i| !self.held_out(i)).count().max(1) as f64;
+        let train = (0..s.len())
+            .filter(|&i| !self.held_out(s, i))
+            .count()
+            .max(1) as f64;
         let dk = k * std::f64::consts::LN_10 / 400.0;
         let mut grad = vec![0.0; w.len()];
         for epoch in 1..=self.epochs {
             grad.iter_mut().for_each(|g| *g = 0.0);
-            for i in (0..s.len()).filter(|&i| !self.held_out(i)) {
+            for i in (0..s.len()).filter(|&i| !self.held_out(s, i)) {
                 let p = sigmoid(k, eval(s, &w, i));
                 // d(r - p)^2 / de, averaged over the training positions.
                 let c = -2.0 * (f64::from(s.result[i]) - p) * p * (1.0 - p) * dk / train;

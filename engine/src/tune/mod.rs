@@ -9,9 +9,11 @@
 //! problem in the table alone, solved by Adam on the whole data set.
 //!
 //! The positions come from `worker positions` (games' PGN to `FEN [result]` lines), the format
-//! most tuners read, so other data sets serve too. A tenth of the positions (every tenth line)
-//! is held out: its loss, printed beside the training loss, says whether the table learned
-//! chess or the data set.
+//! most tuners read, so other data sets serve too. A tenth of the games (every tenth, their
+//! positions told apart as [`Samples::read`] says) is held out: its loss, printed beside the
+//! training loss, says whether the table learned chess or the data set. Whole games, because a
+//! game's positions share its result: holding out every tenth line let the rejected chess fit
+//! test itself on the games it had learned.
 
 mod emit;
 mod fit;
