@@ -184,6 +184,19 @@ mod tests {
     }
 
     #[test]
+    fn an_sprt_that_spent_its_budget_undecided_plays_on() {
+        let text =
+            MATCH.replace("kind = \"match\"", "kind = \"sprt\"") + "[sprt]\nelo0 = 0\nelo1 = 5\n";
+        let c = parsed(&text);
+        let e = extend(2, &text, &c, RunStatus::Finished, ALL_PAIRS_PLAYED, 1000).unwrap();
+        assert_eq!((e.status, e.config.games), (RunStatus::Active, 1000));
+        assert_eq!(
+            e.config.sprt, c.sprt,
+            "the same test, with more games to decide in"
+        );
+    }
+
+    #[test]
     fn spsa_stopped_and_decided_runs_are_refused_by_name() {
         let c = parsed(MATCH);
         let stopped = extend(4, MATCH, &c, RunStatus::Stopped, "stopped", 400).unwrap_err();
