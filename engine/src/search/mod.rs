@@ -21,13 +21,13 @@ use std::time::{Duration, Instant};
 use crate::eval::{pst, see_value, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::{MoveInfo, MoveList, MAX_MOVES};
+use history::{stat_bonus, Histories, PieceTo, Quiet};
+pub use limits::{Limits, TimeBudget};
+use tt::{Bound, TranspositionTable, NO_EVAL};
 
 /// Move-ordering scores, one per generated move. Filled as the moves are scored, never
 /// initialised first: a zeroed array of [`MAX_MOVES`] was 2 KiB of stores at every node.
 type Scores = arrayvec::ArrayVec<i32, MAX_MOVES>;
-use history::{stat_bonus, Histories, PieceTo, Quiet};
-pub use limits::{Limits, TimeBudget};
-use tt::{Bound, TranspositionTable, NO_EVAL};
 
 /// The score of being mated now; mate in n plies scores `MATE - n`.
 pub const MATE: i32 = 32_000;
@@ -720,8 +720,7 @@ impl<P: SearchPosition> Searcher<P> {
         let mut skip_quiets = false;
         let may_prune = pruning && !root && pos.has_non_pawn_material();
         for i in 0..moves.len() {
-            let n = moves.len();
-            let mv = pick_next(&mut moves[..], &mut scores[..n], i);
+            let mv = pick_next(&mut moves, &mut scores, i);
             if Some(mv) == excluded {
                 continue;
             }
@@ -1027,8 +1026,8 @@ impl<P: SearchPosition> Searcher<P> {
         if ply >= MAX_PLY {
             return pos.evaluate_with(&self.params, &self.pst, &mut self.pawns);
         }
+        // The kept moves come first in `moves`, one score each: `scores.len()` of them.
         let mut scores = Scores::new();
-        let mut n = 0;
         for i in 0..moves.len() {
             let info = pos.move_info(moves[i]);
             let tactical = info.capture.is_some()
@@ -1045,15 +1044,15 @@ impl<P: SearchPosition> Searcher<P> {
                     .capture
                     .is_some_and(|v| best + see_value(v, &self.params) + DELTA_MARGIN <= alpha);
             if in_check || (tactical && !hopeless && pos.see_ge(moves[i], 0, &self.params)) {
-                moves.swap(n, i);
+                moves.swap(scores.len(), i);
                 scores.push(
                     info.capture.map_or(0, |v| see_value(v, &self.params) * 8)
                         - see_value(info.role, &self.params) / 8
                         + info.promotion.map_or(0, |p| see_value(p, &self.params)),
                 );
-                n += 1;
             }
         }
+        let n = scores.len();
         let mut best_move = None;
         for i in 0..n {
             let mv = pick_next(&mut moves[..n], &mut scores[..n], i);
