@@ -177,14 +177,14 @@ impl Samples {
                 out.not_quiet += 1;
                 continue;
             }
-            out.push(&board, &fixed, &mut pawns, l.result);
+            // Counted above: this line's game is the last one started.
+            out.push(&board, &fixed, &mut pawns, out.games - 1, l.result);
         }
         Ok(out)
     }
 
-    fn push(&mut self, board: &Board, p: &Params, pawns: &mut PawnCache, result: f32) {
-        // Called after `read` counted the sample's game.
-        self.game.push(self.games.saturating_sub(1));
+    fn push(&mut self, board: &Board, p: &Params, pawns: &mut PawnCache, game: u32, result: f32) {
+        self.game.push(game);
         let eval = board.evaluate(p, pawns);
         let white = if board.turn() == Color::White {
             eval
