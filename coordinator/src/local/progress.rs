@@ -1,8 +1,9 @@
 //! Plain progress lines for `coordinator local`. indicatif hides its bar when stderr is not a
 //! terminal (CI logs, `nohup`, a pipe), which left the command silent for the minutes a run
 //! takes; there, as with `--quiet`, a line like fastchess's goes to stderr instead: every few
-//! seconds while games end, once a minute while none does. The lines are built by pure functions from the same `ShowRun` answer that feeds
-//! the bar, so they cost no extra work on the coordinator and are easy to test.
+//! seconds while games end, once a minute while none does. The lines are built by pure
+//! functions from the same `ShowRun` answer that feeds the bar, so they cost no extra work on
+//! the coordinator and are easy to test.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};

@@ -284,41 +284,40 @@ pub(super) async fn act(
     let who = auth::may_act(&s, &headers)?;
     let id = run_id(&id)?;
     let to = match action.as_str() {
-        "pause" => Some(RunStatus::Paused),
-        "resume" => Some(RunStatus::Active),
-        "stop" => Some(RunStatus::Stopped),
-        "exclude" | "extend" => None,
+        "pause" => RunStatus::Paused,
+        "resume" => RunStatus::Active,
+        "stop" => RunStatus::Stopped,
+        "extend" => {
+            let req: ExtendBody = serde_json::from_slice(&body).map_err(|e| {
+                ApiError::BadRequest(format!("extend needs a JSON body {{\"games\": N}}: {e}"))
+            })?;
+            let summary = s.core.call(move |c| c.extend_run(id, req.games)).await?;
+            tracing::info!(run = id, games = req.games, by = %who, "dashboard budget raised");
+            return Ok(Json(json::summary(&summary.into())));
+        }
+        "exclude" => {
+            let req: ExcludeBody = serde_json::from_slice(&body).map_err(|e| {
+                ApiError::BadRequest(format!(
+                    "exclude needs a JSON body {{\"worker\": NAME, \"exclude\": true|false}}: {e}"
+                ))
+            })?;
+            let worker = req.worker.clone();
+            let d = s
+                .core
+                .call(move |c| c.exclude(id, &req.worker, req.exclude))
+                .await?;
+            tracing::info!(run = id, worker = %worker, by = %who, "dashboard exclusion changed");
+            return Ok(Json(json::detail(&d.into())));
+        }
         other => {
             return Err(ApiError::NotFound(format!(
                 "no action {other:?}: pause, resume, stop, exclude or extend"
             )))
         }
     };
-    if let Some(to) = to {
-        let summary = s.core.call(move |c| c.set_status(id, to)).await?;
-        tracing::info!(run = id, action = %action, by = %who, "dashboard action");
-        return Ok(Json(json::summary(&summary.into())));
-    }
-    if action == "extend" {
-        let req: ExtendBody = serde_json::from_slice(&body).map_err(|e| {
-            ApiError::BadRequest(format!("extend needs a JSON body {{\"games\": N}}: {e}"))
-        })?;
-        let summary = s.core.call(move |c| c.extend_run(id, req.games)).await?;
-        tracing::info!(run = id, games = req.games, by = %who, "dashboard budget raised");
-        return Ok(Json(json::summary(&summary.into())));
-    }
-    let req: ExcludeBody = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::BadRequest(format!(
-            "exclude needs a JSON body {{\"worker\": NAME, \"exclude\": true|false}}: {e}"
-        ))
-    })?;
-    let worker = req.worker.clone();
-    let d = s
-        .core
-        .call(move |c| c.exclude(id, &req.worker, req.exclude))
-        .await?;
-    tracing::info!(run = id, worker = %worker, by = %who, "dashboard exclusion changed");
-    Ok(Json(json::detail(&d.into())))
+    let summary = s.core.call(move |c| c.set_status(id, to)).await?;
+    tracing::info!(run = id, action = %action, by = %who, "dashboard action");
+    Ok(Json(json::summary(&summary.into())))
 }
 
 /// `GET /api/events`: an event `change` (data: the commit generation) after commits, at
