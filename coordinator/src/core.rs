@@ -1341,10 +1341,13 @@ impl Core {
             core.ledger.grow(id, total)?;
             let done = core.ledger.done(id);
             let status = extended.status;
-            let reason = if status.is_over() {
-                core.runs[&id].finish_reason.clone()
-            } else {
+            // A finished run that reopens has no reason to show any more; an active or
+            // paused one keeps its own (a self-pause names the failure the operator must fix).
+            let reopens = core.runs[&id].status.is_over() && !status.is_over();
+            let reason = if reopens {
                 String::new()
+            } else {
+                core.runs[&id].finish_reason.clone()
             };
             if let Some(run) = core.runs.get_mut(&id) {
                 run.config = extended.config.clone();

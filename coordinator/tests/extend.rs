@@ -171,3 +171,41 @@ async fn a_run_raised_to_the_largest_budget_makes_nothing_per_pair() {
     );
     server.shutdown().await;
 }
+
+/// A run that paused itself because every worker failed its leases keeps saying why when its
+/// budget is raised: the operator raising it has not fixed the book, and `run show` must
+/// still name it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_self_paused_run_keeps_its_reason_when_it_grows() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let text = config("match", 400, "").replace("[limits]", "book = \"missing.epd\"\n[limits]");
+    let id = create(&mut admin, text).await;
+    for (k, token) in e.workers.iter().enumerate() {
+        let mut w = server.worker(token).await;
+        let wid = register(&mut w, &format!("box{k}")).await;
+        let l = lease(&mut w, wid, 1).await.expect("a lease");
+        w.release(pb::ReleaseRequest {
+            worker_id: wid,
+            lease_id: l.lease_id,
+            failure: "book missing.epd: No such file or directory".into(),
+        })
+        .await
+        .expect("released");
+    }
+    let before = show(&mut admin, id).await.summary.expect("summary");
+    assert_eq!(before.state, pb::RunState::Paused as i32);
+    assert!(before.finish_reason.contains("missing.epd"), "{before:?}");
+
+    let s = extend(&mut admin, id, 800).await.expect("extended");
+    assert_eq!((s.state, s.pairs_total), (pb::RunState::Paused as i32, 400));
+    assert_eq!(s.finish_reason, before.finish_reason);
+    // And after a restart, from the database.
+    server.shutdown().await;
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let s = show(&mut admin, id).await.summary.expect("summary");
+    assert_eq!(s.finish_reason, before.finish_reason);
+    server.shutdown().await;
+}
