@@ -55,7 +55,7 @@ enum Command {
         /// Depth (default 9).
         depth: Option<u32>,
     },
-    /// List the tunable evaluation parameters of a variant.
+    /// List the tunable evaluation and search parameters of a variant.
     Params {
         /// chess, latte or secutor.
         #[arg(long, default_value = "chess")]

@@ -1,4 +1,4 @@
-//! Tunable evaluation parameters, declared once.
+//! Tunable evaluation and search parameters, declared once.
 //!
 //! Each row of the `tunables!` table gives a parameter's field, its UCI/SPSA name, default,
 //! bounds, default SPSA `c_end` and `r_end`, and the variants it applies to. From that one row
@@ -235,6 +235,23 @@ tunables! {
     tempo "Tempo" = 18, 0, 50, 2.0, 0.002, All;
     // The weight in percent of the learned square table (see eval::squares).
     square_table_scale "SquareTableScale" = 100, 0, 200, 8.0, 0.002, Chess;
+    // The search's margins and reductions (see search/mod.rs): each is a guess about how far
+    // a score can move in so many plies, which games measure better than reasoning.
+    aspiration_window "AspirationWindow" = 25, 8, 80, 3.0, 0.002, All;
+    rfp_margin "RfpMargin" = 75, 30, 150, 6.0, 0.002, All;
+    razor_base "RazorBase" = 200, 50, 400, 15.0, 0.002, All;
+    razor_depth "RazorDepth" = 150, 50, 300, 12.0, 0.002, All;
+    null_move_divisor "NullMoveDivisor" = 200, 80, 400, 15.0, 0.002, All;
+    lmp_base "LmpBase" = 3, 1, 10, 0.6, 0.002, All;
+    futility_base "FutilityBase" = 100, 30, 250, 8.0, 0.002, All;
+    futility_depth "FutilityDepth" = 100, 30, 250, 8.0, 0.002, All;
+    history_prune "HistoryPruneDepth" = 3000, 500, 8000, 250.0, 0.002, All;
+    see_quiet_margin "SeeQuietMargin" = 30, 5, 100, 3.0, 0.002, All;
+    see_capture_margin "SeeCaptureMargin" = 100, 30, 250, 8.0, 0.002, All;
+    lmr_base "LmrBase" = 75, 0, 200, 8.0, 0.002, All;
+    lmr_divisor "LmrDivisor" = 225, 120, 400, 12.0, 0.002, All;
+    lmr_history_divisor "LmrHistoryDivisor" = 8192, 2048, 32768, 600.0, 0.002, All;
+    delta_margin "DeltaMargin" = 200, 50, 400, 15.0, 0.002, All;
 }
 
 impl Params {

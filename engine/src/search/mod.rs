@@ -12,6 +12,7 @@
 
 pub mod history;
 pub mod limits;
+mod reductions;
 pub mod tt;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +24,7 @@ use crate::params::Params;
 use crate::position::{MoveInfo, MoveList, MAX_MOVES};
 use history::{stat_bonus, Histories, PieceTo, Quiet};
 pub use limits::{Limits, TimeBudget};
+use reductions::Reductions;
 use tt::{Bound, TranspositionTable, NO_EVAL};
 
 /// Move-ordering scores, one per generated move. Filled as the moves are scored, never
@@ -145,13 +147,6 @@ impl Features {
     };
 }
 
-/// Reduction table for late moves, by depth and move number.
-fn lmr_reduction(depth: i32, moves: usize) -> i32 {
-    let d = (depth.max(1) as f64).ln();
-    let m = (moves.max(1) as f64).ln();
-    (0.75 + d * m / 2.25) as i32
-}
-
 /// What a node of the search is expected to be, as the window and its parent say: the
 /// principal variation (an exact score wanted), a cut node (expected to fail high: one good
 /// move suffices, so late moves are searched with less care), or an all node (expected to
@@ -186,10 +181,6 @@ struct Frame<M> {
     excluded: Option<M>,
 }
 
-/// Quiescence's delta-pruning margin: what a capture may gain beyond its victim's value
-/// (positional swing of the exchange).
-const DELTA_MARGIN: i32 = 200;
-
 /// "No static evaluation": the frame of a position in check.
 const NONE: i32 = -INF - 1;
 
@@ -215,6 +206,8 @@ pub struct Searcher<P: SearchPosition> {
     pub params: Params,
     /// The piece-square weights of `params`, laid out once at the start of each search.
     pst: pst::Table,
+    /// The late-move reductions under `params`, rebuilt with it.
+    reductions: Reductions,
     /// Search features.
     pub features: Features,
 }
@@ -248,6 +241,7 @@ impl<P: SearchPosition> Searcher<P> {
             stop: Arc::new(AtomicBool::new(false)),
             stopped: false,
             pst: pst::Table::new(&params),
+            reductions: Reductions::new(&params),
             params,
             features: Features::default(),
         }
@@ -282,6 +276,7 @@ impl<P: SearchPosition> Searcher<P> {
         self.start = Instant::now();
         // `params` is public and may have changed since the last search.
         self.pst = pst::Table::new(&self.params);
+        self.reductions = Reductions::new(&self.params);
         self.nodes = 0;
         self.stopped = false;
         self.tt.new_search();
@@ -322,7 +317,7 @@ impl<P: SearchPosition> Searcher<P> {
         for depth in 1..=max_depth {
             self.seldepth = 0;
             let d = depth as i32;
-            let mut delta = 25;
+            let mut delta = self.params.aspiration_window;
             let (mut alpha, mut beta) = if self.features.aspiration && depth >= 4 {
                 (score - delta, score + delta)
             } else {
@@ -647,13 +642,14 @@ impl<P: SearchPosition> Searcher<P> {
         if pruning && !pv_node && !in_check && excluded.is_none() {
             // Reverse futility: far enough above beta that a quiet move will not lose it.
             if depth <= 8
-                && eval - 75 * (depth - i32::from(improving)) >= beta
+                && eval - self.params.rfp_margin * (depth - i32::from(improving)) >= beta
                 && eval.abs() < MATE_BOUND
             {
                 return eval;
             }
             // Razoring: far below alpha, only a tactic can help.
-            if depth <= 3 && eval + 200 + 150 * depth < alpha {
+            if depth <= 3 && eval + self.params.razor_base + self.params.razor_depth * depth < alpha
+            {
                 let s = self.qsearch(pos, ply, alpha, alpha + 1);
                 if self.stopped {
                     return 0;
@@ -674,7 +670,7 @@ impl<P: SearchPosition> Searcher<P> {
             && !self.stack[ply - 1].null
             && pos.has_non_pawn_material()
         {
-            let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+            let r = 3 + depth / 3 + ((eval - beta) / self.params.null_move_divisor.max(1)).min(3);
             let undo = pos.make_null();
             self.keys.push(key);
             self.stack[ply].played = PieceTo::NONE;
@@ -738,25 +734,34 @@ impl<P: SearchPosition> Searcher<P> {
                         continue;
                     }
                     // Late-move pruning: enough quiet moves seen at this depth.
-                    let late = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
+                    let late = (self.params.lmp_base + depth * depth) as usize
+                        / if improving { 1 } else { 2 };
                     if !in_check && searched >= late {
                         skip_quiets = true;
                         continue;
                     }
-                    let lmr_depth = (depth - 1 - lmr_reduction(depth, searched + 1)).max(0);
+                    let lmr_depth = (depth - 1 - self.reductions.of(depth, searched + 1)).max(0);
                     // Futility: a quiet move cannot lift a hopeless static evaluation to alpha.
-                    if !in_check && lmr_depth <= 8 && static_eval + 100 + 100 * lmr_depth <= alpha {
+                    if !in_check
+                        && lmr_depth <= 8
+                        && static_eval
+                            + self.params.futility_base
+                            + self.params.futility_depth * lmr_depth
+                            <= alpha
+                    {
                         skip_quiets = true;
                         continue;
                     }
-                    if lmr_depth <= 4 && history < -3_000 * depth {
+                    if lmr_depth <= 4 && history < -self.params.history_prune * depth {
                         continue;
                     }
-                    if lmr_depth <= 8 && !pos.see_ge(mv, -30 * lmr_depth * lmr_depth, &self.params)
-                    {
+                    let margin = -self.params.see_quiet_margin * lmr_depth * lmr_depth;
+                    if lmr_depth <= 8 && !pos.see_ge(mv, margin, &self.params) {
                         continue;
                     }
-                } else if depth <= 8 && scores[i] < 0 && !pos.see_ge(mv, -100 * depth, &self.params)
+                } else if depth <= 8
+                    && scores[i] < 0
+                    && !pos.see_ge(mv, -self.params.see_capture_margin * depth, &self.params)
                 {
                     continue;
                 }
@@ -822,7 +827,7 @@ impl<P: SearchPosition> Searcher<P> {
                     && (quiet || scores[i] < 0)
                     && searched > if pv_node { 3 } else { 1 }
                 {
-                    reduction = lmr_reduction(depth, searched);
+                    reduction = self.reductions.of(depth, searched);
                     if pv_node {
                         reduction -= 1;
                     }
@@ -841,7 +846,7 @@ impl<P: SearchPosition> Searcher<P> {
                         if scores[i] >= 800_000 {
                             reduction -= 1;
                         } else {
-                            reduction -= history / 8_192;
+                            reduction -= history / self.params.lmr_history_divisor.max(1);
                         }
                     }
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
@@ -1035,14 +1040,15 @@ impl<P: SearchPosition> Searcher<P> {
                     see_value(r, &self.params) >= see_value(crate::types::Role::Queen, &self.params)
                 });
             // Delta pruning: a capture that, even winning its victim outright, leaves the
-            // stand-pat score short of alpha by a margin cannot raise it; skipped before the
-            // costlier exchange evaluation.
+            // stand-pat score short of alpha by a margin (`DeltaMargin`: what an exchange may
+            // swing beyond its victim's value) cannot raise it; skipped before the costlier
+            // exchange evaluation.
             let hopeless = !in_check
                 && self.features.pruning
                 && info.promotion.is_none()
-                && info
-                    .capture
-                    .is_some_and(|v| best + see_value(v, &self.params) + DELTA_MARGIN <= alpha);
+                && info.capture.is_some_and(|v| {
+                    best + see_value(v, &self.params) + self.params.delta_margin <= alpha
+                });
             if in_check || (tactical && !hopeless && pos.see_ge(moves[i], 0, &self.params)) {
                 moves.swap(scores.len(), i);
                 scores.push(
