@@ -11,7 +11,7 @@ mod makemove;
 mod movegen;
 mod moves;
 pub mod square;
-mod tables;
+pub(crate) mod tables;
 mod zobrist;
 
 pub use board::Board;
