@@ -11,7 +11,7 @@ mod makemove;
 mod movegen;
 mod moves;
 pub mod square;
-pub(crate) mod tables;
+mod tables;
 mod zobrist;
 
 pub use board::Board;
@@ -19,6 +19,8 @@ pub use makemove::Undo;
 pub use moves::{Move, MoveKind};
 pub use square::{Bitboard, Square};
 pub use tables::for_rules as square_table;
+#[cfg(test)]
+pub(crate) use tables::testing as square_table_testing;
 
 use crate::error::FenError;
 use crate::position::{MoveInfo, MoveList, Position};

@@ -276,7 +276,7 @@ impl<P: SearchPosition> Searcher<P> {
         self.start = Instant::now();
         // `params` is public and may have changed since the last search.
         self.pst = pst::Table::new(&self.params);
-        self.reductions = Reductions::new(&self.params);
+        self.reductions.set(&self.params);
         self.nodes = 0;
         self.stopped = false;
         self.tt.new_search();

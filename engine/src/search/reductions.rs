@@ -26,12 +26,20 @@ impl Reductions {
     /// The formula with `p`'s constants.
     pub(super) fn new(p: &Params) -> Self {
         let ln = (0..=LARGEST).map(|n| (n.max(1) as f64).ln()).collect();
-        Reductions {
+        let mut r = Reductions {
             ln,
-            base: f64::from(p.lmr_base) / 100.0,
-            // The parameter's range keeps it positive.
-            divisor: f64::from(p.lmr_divisor.max(1)) / 100.0,
-        }
+            base: 0.0,
+            divisor: 1.0,
+        };
+        r.set(p);
+        r
+    }
+
+    /// Takes `p`'s constants (the logarithms stay: they do not depend on them).
+    pub(super) fn set(&mut self, p: &Params) {
+        self.base = f64::from(p.lmr_base) / 100.0;
+        // The parameter's range keeps it positive; a field set out of range stays finite.
+        self.divisor = f64::from(p.lmr_divisor.max(1)) / 100.0;
     }
 
     /// Plies of reduction for the `moves`-th move searched at `depth`.
@@ -68,7 +76,11 @@ mod tests {
     fn the_constants_are_parameters() {
         let mut p = Params::default();
         p.set("LmrBase", 175).expect("in range");
-        let (base, more) = (Reductions::new(&Params::default()), Reductions::new(&p));
+        let base = Reductions::new(&Params::default());
+        let mut more = base.clone();
+        more.set(&p);
         assert_eq!(more.of(10, 10), base.of(10, 10) + 1);
+        more.set(&Params::default());
+        assert_eq!(more.of(10, 10), base.of(10, 10));
     }
 }

@@ -340,7 +340,7 @@ mod model_tests {
         let shipped = crate::board8::square_table(rules).expect("chess has a table");
         check_model(shipped);
         let table = patterned_table();
-        crate::board8::tables::testing::with_table(table, || check_model(table));
+        crate::board8::square_table_testing::with_table(table, || check_model(table));
     }
 
     fn check_model(table: &SquareTable) {
