@@ -437,6 +437,9 @@ async fn follow(
                 if plain {
                     eprintln!("{}", progress::finish_line(run_no, &d, session));
                 }
+                for line in progress::tuned_lines(&d) {
+                    eprintln!("{line}");
+                }
                 return Ok(());
             }
             _ => {
