@@ -58,16 +58,16 @@ mod tests {
     /// The table gives what the formula computed with `ln` at every call gave.
     #[test]
     fn the_table_matches_the_formula() {
-        let r = Reductions::new(&Params::default());
+        let p = Params::default();
+        let r = Reductions::new(&p);
+        let base = f64::from(p.lmr_base) / 100.0;
+        let divisor = f64::from(p.lmr_divisor) / 100.0;
         for depth in -2..130 {
             for moves in 0..=MAX_MOVES {
                 let d = (depth.max(1) as f64).ln();
                 let m = (moves.max(1) as f64).ln();
-                assert_eq!(
-                    r.of(depth, moves),
-                    (0.75 + d * m / 2.25) as i32,
-                    "{depth} {moves}"
-                );
+                let formula = (base + d * m / divisor) as i32;
+                assert_eq!(r.of(depth, moves), formula, "{depth} {moves}");
             }
         }
     }
