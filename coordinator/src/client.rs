@@ -177,17 +177,7 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
             p.model, p.elo0, p.elo1, p.llr, p.lower_bound, p.upper_bound, p.counted_pairs, p.state
         );
     }
-    if !d.spsa.is_empty() {
-        let _ = writeln!(s, "SPSA after {} pairs:", d.spsa[0].iterations);
-        for p in &d.spsa {
-            let _ = writeln!(
-                s,
-                "  {:<24} {:>12.4}  (start {}, range [{}, {}])",
-                p.name, p.value, p.start, p.min, p.max
-            );
-        }
-        let _ = writeln!(s, "  as a run's options: {}", spsa_options(&d.spsa));
-    }
+    s.push_str(&format_spsa(&d.spsa));
     if !d.study.is_empty() {
         let _ = writeln!(
             s,
@@ -249,6 +239,25 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
 /// The tuned values as a run's `options = { ... }` table, rounded as the engine's integer
 /// parameters take them: pasted into `[runs.first]` of an SPRT plan, they test the tune
 /// against the defaults (typing thirteen values by hand from the table above invites a slip).
+/// An SPSA run's parameters (each value with its start and range, then all of them as a
+/// run's options table); empty for a run without any.
+pub fn format_spsa(params: &[pb::SpsaParam]) -> String {
+    let mut s = String::new();
+    let Some(first) = params.first() else {
+        return s;
+    };
+    let _ = writeln!(s, "SPSA after {} pairs:", first.iterations);
+    for p in params {
+        let _ = writeln!(
+            s,
+            "  {:<24} {:>12.4}  (start {}, range [{}, {}])",
+            p.name, p.value, p.start, p.min, p.max
+        );
+    }
+    let _ = writeln!(s, "  as a run's options: {}", spsa_options(params));
+    s
+}
+
 fn spsa_options(params: &[pb::SpsaParam]) -> String {
     let bare = |n: &str| {
         !n.is_empty()
@@ -286,6 +295,31 @@ mod tests {
         // It is TOML: a plan's options table reads it back.
         let table: toml::Table = toml::from_str(&line).expect("TOML");
         assert_eq!(table["options"]["Tempo"].as_integer(), Some(14));
+    }
+
+    /// What `coordinator local` prints as an SPSA run ends, and `run show` in its detail:
+    /// every parameter's value with its start, then the options line; nothing for other runs.
+    #[test]
+    fn spsa_values_list_each_parameter_and_the_options_line() {
+        let param = |name: &str, start: f64, value: f64| pb::SpsaParam {
+            name: name.into(),
+            start,
+            value,
+            min: 1.0,
+            max: 10.0,
+            iterations: 300,
+        };
+        let text = format_spsa(&[param("LmpBase", 3.0, 4.3672), param("RfpMargin", 7.0, 7.5)]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "SPSA after 300 pairs:");
+        assert!(lines[1].starts_with("  LmpBase ") && lines[1].contains(" 4.3672  (start 3,"));
+        assert!(lines[2].starts_with("  RfpMargin ") && lines[2].contains("range [1, 10]"));
+        assert_eq!(
+            lines[3],
+            "  as a run's options: options = { LmpBase = 4, RfpMargin = 8 }"
+        );
+        assert_eq!(lines.len(), 4);
+        assert_eq!(format_spsa(&[]), "");
     }
 
     #[test]

@@ -437,9 +437,9 @@ async fn follow(
                 if plain {
                     eprintln!("{}", progress::finish_line(run_no, &d, session));
                 }
-                for line in progress::tuned_lines(&d) {
-                    eprintln!("{line}");
-                }
+                // An SPSA run's values are what it was for: shown as it ends, not only in
+                // the summary after the whole plan.
+                eprint!("{}", client::format_spsa(&d.spsa));
                 return Ok(());
             }
             _ => {

@@ -233,17 +233,6 @@ pub(super) fn finish_line(run_no: usize, d: &pb::RunDetail, session: Session) ->
     with_figure(line, d)
 }
 
-/// What an SPSA run ended with, one line a parameter (`  RfpMargin  75 -> 74.97`), printed
-/// under its last line: the values are what the run was for, and a later run of the plan (or
-/// its report, when the whole plan is done) is otherwise the first place they show.
-pub(super) fn tuned_lines(d: &pb::RunDetail) -> Vec<String> {
-    let width = d.spsa.iter().map(|p| p.name.len()).max().unwrap_or(0);
-    d.spsa
-        .iter()
-        .map(|p| format!("  {:<width$}  {} -> {:.2}", p.name, p.start, p.value))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,27 +325,6 @@ mod tests {
             "progress: run 1 \"name\": 600/8000 games (7.5%), 10.0 games/s, ETA 12m20s, \
              300 iterations"
         );
-    }
-
-    #[test]
-    fn a_finished_spsa_run_lists_its_values() {
-        let mut d = detail("spsa", 300, 300);
-        let param = |name: &str, start: f64, value: f64| pb::SpsaParam {
-            name: name.into(),
-            start,
-            value,
-            iterations: 300,
-            ..Default::default()
-        };
-        d.spsa = vec![
-            param("RfpMargin", 75.0, 74.966),
-            param("LmpBase", 3.0, 4.3672),
-        ];
-        assert_eq!(
-            tuned_lines(&d),
-            ["  RfpMargin  75 -> 74.97", "  LmpBase    3 -> 4.37"]
-        );
-        assert!(tuned_lines(&detail("match", 1, 1)).is_empty());
     }
 
     #[test]
