@@ -7,8 +7,9 @@
 //!
 //! The one place the boards differ is what a capture reveals. Ordinary sliders behind the
 //! piece that left are found by an x-ray from the target square; a Secutor's capture bends at
-//! its collision points, so while any Secutor stands on the board the attackers are recomputed
-//! from scratch after each capture (the target square always stays occupied).
+//! its collision points, which any capture may move, so the Secutors that could ever reach the
+//! target (the board's `secutor_threats`) have their attacks recomputed after each capture
+//! (the target square always stays occupied). The rest of the attackers never need that.
 
 use super::see_value;
 use super::terms::{BitSet, EvalBoard};
@@ -36,6 +37,18 @@ pub(crate) fn see_ge<B: EvalBoard>(
     threshold: i32,
     p: &Params,
 ) -> bool {
+    swap::<B, false>(board, turn, mv, threshold, p)
+}
+
+/// [`see_ge`] as the swap it is; with `FULL`, every attacker is recomputed from scratch after
+/// each capture: the reference the tests hold the incremental attackers to.
+fn swap<B: EvalBoard, const FULL: bool>(
+    board: &B,
+    turn: Color,
+    mv: MoveInfo<B::Square>,
+    threshold: i32,
+    p: &Params,
+) -> bool {
     if mv.castle.is_some() {
         return threshold <= 0;
     }
@@ -53,7 +66,10 @@ pub(crate) fn see_ge<B: EvalBoard>(
         // The captured pawn stands one rank behind the target, seen from the mover.
         occ = occ & !B::forward(!turn, to_bb);
     }
-    let secutors = (board.secutors(Color::White) | board.secutors(Color::Black)).nonempty();
+    // The Secutors that could ever attack the target: after a capture only they need their
+    // attacks recomputed, every other attacker is found by the x-ray.
+    let secutors =
+        (board.secutors(Color::White) | board.secutors(Color::Black)) & B::secutor_threats(mv.to);
     let mut attackers = attackers_to(board, mv.to, occ);
     let mut stm = turn;
     let mut res = true;
@@ -77,11 +93,16 @@ pub(crate) fn see_ge<B: EvalBoard>(
             break;
         }
         occ = occ & !B::square_bb(sq);
-        attackers = if secutors {
-            attackers_to(board, mv.to, occ)
-        } else {
-            attackers & occ | x_rays(board, mv.to, occ, role)
-        };
+        if FULL {
+            attackers = attackers_to(board, mv.to, occ);
+            continue;
+        }
+        attackers = attackers & occ | x_rays(board, mv.to, occ, role);
+        if secutors.nonempty() {
+            // A capture can bend, open or close a Secutor's path to the target (its
+            // collision points move), so theirs are recomputed from scratch.
+            attackers = attackers & !secutors | B::secutor_attackers(mv.to, secutors & occ, occ);
+        }
     }
     res
 }
@@ -103,15 +124,19 @@ fn attackers_to<B: EvalBoard>(board: &B, sq: B::Square, occ: B::Bitboard) -> B::
 }
 
 /// The sliders a capture by `role` uncovers behind it on `sq`'s lines: a pawn, bishop or
-/// queen leaves a diagonal, a rook or queen a file or rank. A knight never stands between a
+/// queen leaves a diagonal, a rook or queen a file or rank, a Secutor (whose capture bends,
+/// so it may have stood on either kind of line) either. A knight never stands between a
 /// slider and the square it attacks, and the king captures last.
 fn x_rays<B: EvalBoard>(board: &B, sq: B::Square, occ: B::Bitboard, role: Role) -> B::Bitboard {
     let both = |role| board.pieces(Color::White, role) | board.pieces(Color::Black, role);
     let mut out = B::Bitboard::EMPTY;
-    if matches!(role, Role::Pawn | Role::Bishop | Role::Queen) {
+    if matches!(
+        role,
+        Role::Pawn | Role::Bishop | Role::Queen | Role::Secutor
+    ) {
         out = out | (B::bishop_attacks(sq, occ) & (both(Role::Bishop) | both(Role::Queen)));
     }
-    if matches!(role, Role::Rook | Role::Queen) {
+    if matches!(role, Role::Rook | Role::Queen | Role::Secutor) {
         out = out | (B::rook_attacks(sq, occ) & (both(Role::Rook) | both(Role::Queen)));
     }
     out & occ
@@ -148,4 +173,50 @@ fn least_valuable<B: EvalBoard>(
             .next()
             .map(|sq| (sq, Role::King))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gustavian::Position;
+    use crate::position::Position as _;
+    use crate::variant::Rules;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// On random Secutor games, the exchange found with the attackers kept by x-rays and the
+    /// Secutors' recomputation agrees with recomputing every attacker after every capture,
+    /// for every move and a spread of thresholds.
+    #[test]
+    fn incremental_attackers_agree_with_recomputing_them() {
+        let p = Params::default();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut compared = 0usize;
+        for ruleset in ["extended", "orthodox"] {
+            let rules = Rules::parse("secutor", Some(ruleset)).expect("a shipped rule-set");
+            for _ in 0..40 {
+                let mut pos = Position::startpos(rules).expect("the start position");
+                for _ in 0..80 {
+                    let moves = pos.legal_move_list();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    for &mv in &moves {
+                        let info = pos.move_info(mv);
+                        for threshold in [-500, -150, -1, 0, 1, 100, 300, 600] {
+                            let fast =
+                                swap::<Position, false>(&pos, pos.turn(), info, threshold, &p);
+                            let full =
+                                swap::<Position, true>(&pos, pos.turn(), info, threshold, &p);
+                            assert_eq!(fast, full, "{} {mv:?} >= {threshold}", pos.to_fen());
+                            compared += usize::from(info.capture.is_some());
+                        }
+                    }
+                    let mv = moves[rng.gen_range(0..moves.len())];
+                    pos.make_move(mv);
+                }
+            }
+        }
+        assert!(compared > 10_000, "only {compared} captures compared");
+    }
 }

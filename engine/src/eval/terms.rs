@@ -123,6 +123,13 @@ pub(crate) trait EvalBoard {
         None
     }
 
+    /// The squares from which a Secutor could attack `sq` under some occupancy; none on
+    /// boards without Secutors. SEE recomputes only the Secutors on it after each capture.
+    #[inline]
+    fn secutor_threats(_sq: Self::Square) -> Self::Bitboard {
+        Self::Bitboard::EMPTY
+    }
+
     /// Of `secutors`, those that attack `sq` under `occ`; none on boards without Secutors.
     /// Asked once per exchange step by SEE: a board can answer it far more cheaply than by
     /// computing each Secutor's whole attack set.

@@ -481,6 +481,34 @@ fn leg_to<const D: usize>(p: Square, k: Square, occ: Bitboard) -> (Bitboard, boo
     (Bitboard(between), blockers == 0)
 }
 
+/// One orthogonal direction `D` of a Secutor on `sq` and its two capture legs `A` and `B`:
+/// whether they hit `k` under `occ`. The slide is not even computed when no square it could
+/// stop on shares a diagonal with `k`.
+#[inline(always)]
+fn leg_pair_hits<const D: usize, const A: usize, const B: usize>(
+    sq: Square,
+    k: Square,
+    occ: Bitboard,
+    diagonals: u128,
+) -> bool {
+    if (RAYS[D][sq.index()] | 1u128 << sq.index()) & diagonals == 0 {
+        return false;
+    }
+    let p = collision_point::<D>(sq, occ);
+    diagonals >> p.index() & 1 != 0 && (leg_to::<A>(p, k, occ).1 || leg_to::<B>(p, k, occ).1)
+}
+
+/// Whether a Secutor on `sq` attacks `k` under `occ`: [`secutor_check_lines`]'s answer without
+/// its dependency set, for SEE, which asks it of every Secutor near each exchange square.
+#[inline]
+pub(crate) fn secutor_hits(sq: Square, k: Square, occ: Bitboard) -> bool {
+    let diagonals = DIAGONALS[k.index()];
+    leg_pair_hits::<N, NE, NW>(sq, k, occ, diagonals)
+        || leg_pair_hits::<S, SE, SW>(sq, k, occ, diagonals)
+        || leg_pair_hits::<E, NE, SE>(sq, k, occ, diagonals)
+        || leg_pair_hits::<W, NW, SW>(sq, k, occ, diagonals)
+}
+
 /// Whether a Secutor on `sq` attacks `k` under `occ`, and the squares whose occupancy that
 /// answer depends on: `sq`, its rook reach (which fixes the collision points) and, of the
 /// diagonal legs, only the stretches that lead to `k`. A move that neither vacates nor fills
@@ -585,6 +613,11 @@ mod tests {
             }
             let (deps, hits) = secutor_check_lines(s, k, occ);
             assert_eq!(hits, attacks.has(k));
+            assert_eq!(
+                secutor_hits(s, k, occ),
+                hits,
+                "{s} attacks {k} under {occ:?}"
+            );
             for &q in &squares {
                 if !deps.has(q) && q != k {
                     let toggled = Bitboard(occ.0 ^ Bitboard::from_square(q).0);

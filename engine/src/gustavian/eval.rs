@@ -257,13 +257,17 @@ impl EvalBoard for Position {
     fn secutor_reach(sq: Square, occ: Bitboard, watch: Bitboard) -> Option<(Bitboard, Bitboard)> {
         Some(attacks::secutor_watch(sq, occ, watch))
     }
+    #[inline]
+    fn secutor_threats(sq: Square) -> Bitboard {
+        attacks::secutor_threats(sq)
+    }
     /// Only the Secutors that could ever reach `sq` (most of them, most of the time, cannot)
     /// are tested, and each only along the legs that lead to it.
     #[inline]
     fn secutor_attackers(sq: Square, secutors: Bitboard, occ: Bitboard) -> Bitboard {
         let mut out = Bitboard::EMPTY;
         for s in secutors & attacks::secutor_threats(sq) {
-            if attacks::secutor_check_lines(s, sq, occ).1 {
+            if attacks::secutor_hits(s, sq, occ) {
                 out |= Bitboard::from_square(s);
             }
         }
