@@ -179,6 +179,10 @@ struct Frame<M> {
     null: bool,
     /// The move a singular-extension search leaves out here.
     excluded: Option<M>,
+    /// The key of the last position whose check status was asked at this ply, and that
+    /// status: the parent asks whether its move gives check, then the child, its quiescence
+    /// and its razoring ask again of the same position (see [`Searcher::checked`]).
+    check: Option<(u64, bool)>,
 }
 
 /// "No static evaluation": the frame of a position in check.
@@ -226,6 +230,7 @@ impl<P: SearchPosition> Searcher<P> {
                     played: PieceTo::NONE,
                     null: false,
                     excluded: None,
+                    check: None,
                 };
                 MAX_PLY + 2
             ],
@@ -529,6 +534,26 @@ impl<P: SearchPosition> Searcher<P> {
 
     /// Whether the side to move stands better than two plies ago (when it was last to move):
     /// pruning may then be bolder, and reductions larger when it is not.
+    /// Whether the side to move in `pos`, at `ply`, is in check: answered once per position
+    /// and ply, however many of the parent's, the node's and its quiescence's questions ask it.
+    /// The key tells a position apart from the sibling asked before it (beyond the stack's
+    /// plies, as deep checks in quiescence may go, it is simply computed).
+    #[inline]
+    fn checked(&mut self, pos: &P, ply: usize) -> bool {
+        let key = pos.key();
+        match self.stack.get_mut(ply) {
+            Some(frame) => match frame.check {
+                Some((k, c)) if k == key => c,
+                _ => {
+                    let c = pos.in_check();
+                    frame.check = Some((key, c));
+                    c
+                }
+            },
+            None => pos.in_check(),
+        }
+    }
+
     fn improving(&self, ply: usize, static_eval: i32) -> bool {
         if static_eval == NONE {
             return false;
@@ -571,7 +596,7 @@ impl<P: SearchPosition> Searcher<P> {
                 return alpha;
             }
         }
-        let in_check = pos.in_check();
+        let in_check = self.checked(pos, ply);
         if in_check {
             depth += 1;
         }
@@ -813,7 +838,7 @@ impl<P: SearchPosition> Searcher<P> {
             self.tt.prefetch(pos.key());
             self.keys.push(key);
             self.stack[ply].played = played;
-            let gives_check = pos.in_check();
+            let gives_check = self.checked(pos, ply + 1);
             let new_depth = depth - 1 + extension;
             searched += 1;
             let score = if searched == 1 {
@@ -993,7 +1018,7 @@ impl<P: SearchPosition> Searcher<P> {
                 }
             }
         }
-        let in_check = pos.in_check();
+        let in_check = self.checked(pos, ply);
         let original_alpha = alpha;
         let mut best = -INF;
         let mut raw_eval = NONE;
