@@ -12,6 +12,7 @@ use crate::eval::sums::recount;
 use crate::eval::terms::{self, BitSet, EvalBoard};
 use crate::eval::{pst, see, EvalSums, PawnCache, SearchPosition};
 use crate::params::Params;
+use crate::position::MoveInfo;
 use crate::types::{Color, Piece, Role};
 
 /// Piece-square features from White's side, per role index (pawn..king).
@@ -234,8 +235,7 @@ impl SearchPosition for Board {
         recount(self)
     }
 
-    fn see_ge(&self, mv: Move, threshold: i32, p: &Params) -> bool {
-        let info = crate::position::Position::move_info(self, mv);
+    fn see_ge_info(&self, info: MoveInfo<Square>, threshold: i32, p: &Params) -> bool {
         see::see_ge(self, self.turn, info, threshold, p)
     }
 

@@ -15,7 +15,7 @@ pub use pawns::PawnCache;
 pub use sums::EvalSums;
 
 use crate::params::Params;
-use crate::position::Position;
+use crate::position::{MoveInfo, Position};
 use crate::types::Role;
 
 /// Phase weight of each role: a full set of non-pawn pieces on the 8x8 start board is
@@ -84,7 +84,12 @@ pub trait SearchPosition: Position {
     fn recount_eval_sums(&self) -> EvalSums;
     /// Whether the exchange sequence started by `mv` on its target square wins at least
     /// `threshold` centipawns for the mover.
-    fn see_ge(&self, mv: Self::Move, threshold: i32, params: &Params) -> bool;
+    fn see_ge(&self, mv: Self::Move, threshold: i32, params: &Params) -> bool {
+        self.see_ge_info(self.move_info(mv), threshold, params)
+    }
+    /// [`see_ge`](Self::see_ge) of a move whose [`MoveInfo`] the caller already holds (the
+    /// search has it for every move it orders or prunes), so it is not decoded again.
+    fn see_ge_info(&self, info: MoveInfo<Self::Square>, threshold: i32, params: &Params) -> bool;
     /// Passes the turn (never called in check).
     fn make_null(&mut self) -> Self::NullUndo;
     /// Takes back `make_null`.

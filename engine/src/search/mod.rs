@@ -498,7 +498,7 @@ impl<P: SearchPosition> Searcher<P> {
                 if let Some(victim) = info.capture {
                     let mvv = see_value(victim, &self.params) * 8
                         - see_value(info.role, &self.params) / 8;
-                    if pos.see_ge(mv, 0, &self.params) {
+                    if pos.see_ge_info(info, 0, &self.params) {
                         2_000_000 + mvv
                     } else {
                         -1_000_000 + mvv
@@ -781,12 +781,12 @@ impl<P: SearchPosition> Searcher<P> {
                         continue;
                     }
                     let margin = -self.params.see_quiet_margin * lmr_depth * lmr_depth;
-                    if lmr_depth <= 8 && !pos.see_ge(mv, margin, &self.params) {
+                    if lmr_depth <= 8 && !pos.see_ge_info(info, margin, &self.params) {
                         continue;
                     }
                 } else if depth <= 8
                     && scores[i] < 0
-                    && !pos.see_ge(mv, -self.params.see_capture_margin * depth, &self.params)
+                    && !pos.see_ge_info(info, -self.params.see_capture_margin * depth, &self.params)
                 {
                     continue;
                 }
@@ -1074,7 +1074,7 @@ impl<P: SearchPosition> Searcher<P> {
                 && info.capture.is_some_and(|v| {
                     best + see_value(v, &self.params) + self.params.delta_margin <= alpha
                 });
-            if in_check || (tactical && !hopeless && pos.see_ge(moves[i], 0, &self.params)) {
+            if in_check || (tactical && !hopeless && pos.see_ge_info(info, 0, &self.params)) {
                 moves.swap(scores.len(), i);
                 scores.push(
                     info.capture.map_or(0, |v| see_value(v, &self.params) * 8)
