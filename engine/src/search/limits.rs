@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::params::Params;
 use crate::types::Color;
 
 /// What bounds a search. Nothing set means "until stopped".
@@ -37,8 +38,11 @@ pub struct TimeBudget {
 const OVERHEAD: Duration = Duration::from_millis(20);
 
 impl Limits {
-    /// The budget for `side`'s move, or `None` for untimed searches.
-    pub fn budget(&self, side: Color) -> Option<TimeBudget> {
+    /// The budget for `side`'s move, or `None` for untimed searches: without a `movestogo`,
+    /// the clock is shared as if `TimeMovesToGo` moves were left, plus `TimeIncShare` percent
+    /// of the increment; the hard cap is `TimeHardFactor` percent of that (at most three
+    /// quarters of the clock).
+    pub fn budget(&self, side: Color, p: &Params) -> Option<TimeBudget> {
         if self.infinite {
             return None;
         }
@@ -49,9 +53,18 @@ impl Limits {
         let left = self.time[side.index()]?;
         let inc = self.inc[side.index()];
         let usable = left.saturating_sub(OVERHEAD).max(Duration::from_millis(1));
-        let moves = self.movestogo.unwrap_or(25).clamp(1, 50);
-        let soft = (usable / moves + inc * 3 / 4).min(usable / 2);
-        let hard = (soft * 3).min(usable * 3 / 4).max(soft);
+        // The parameters are range-checked where they are set; the conversions only keep a
+        // value set directly in code from wrapping.
+        let percent = |v: i32| u32::try_from(v).unwrap_or(0);
+        let moves = match self.movestogo {
+            Some(m) => m.clamp(1, 50),
+            None => percent(p.time_moves).max(1),
+        };
+        let soft =
+            (usable / moves + inc.saturating_mul(percent(p.time_inc_share)) / 100).min(usable / 2);
+        let hard = (soft.saturating_mul(percent(p.time_hard_factor)) / 100)
+            .min(usable * 3 / 4)
+            .max(soft);
         Some(TimeBudget { soft, hard })
     }
 }
@@ -62,16 +75,56 @@ mod tests {
 
     #[test]
     fn budgets_stay_within_the_clock() {
+        let p = Params::default();
         let mut l = Limits {
             time: [Some(Duration::from_secs(10)), None],
             ..Limits::default()
         };
-        let b = l.budget(Color::White).expect("timed");
+        let b = l.budget(Color::White, &p).expect("timed");
         assert!(b.soft <= b.hard && b.hard < Duration::from_secs(10));
-        assert_eq!(l.budget(Color::Black), None);
+        assert_eq!(l.budget(Color::Black, &p), None);
         l.movetime = Some(Duration::from_millis(500));
-        assert!(l.budget(Color::Black).expect("movetime").hard <= Duration::from_millis(500));
+        assert!(l.budget(Color::Black, &p).expect("movetime").hard <= Duration::from_millis(500));
         l.infinite = true;
-        assert_eq!(l.budget(Color::White), None);
+        assert_eq!(l.budget(Color::White, &p), None);
+    }
+
+    /// The time parameters move the budget as documented, and a GUI's `movestogo` takes
+    /// the place of `TimeMovesToGo`.
+    #[test]
+    fn time_parameters_shape_the_budget() {
+        let limits = Limits {
+            time: [Some(Duration::from_millis(20_020)), None],
+            inc: [Duration::from_millis(400), Duration::ZERO],
+            ..Limits::default()
+        };
+        let mut p = Params::default();
+        let (moves, share, factor) = (20, 50, 200);
+        p.time_moves = moves;
+        p.time_inc_share = share;
+        p.time_hard_factor = factor;
+        let b = limits.budget(Color::White, &p).expect("timed");
+        // 20 s usable after the 20 ms reserve, a twentieth of it and half the increment.
+        let soft = Duration::from_millis(20_000 / moves as u64 + 400 * share as u64 / 100);
+        assert_eq!(b.soft, soft);
+        assert_eq!(b.hard, soft * factor as u32 / 100);
+        let gui = Limits {
+            movestogo: Some(10),
+            ..limits.clone()
+        };
+        let b = gui.budget(Color::White, &p).expect("timed");
+        assert_eq!(
+            b.soft,
+            Duration::from_millis(20_000 / 10 + 400 * share as u64 / 100)
+        );
+        // A huge clock from a GUI does not overflow the arithmetic.
+        let huge = Limits {
+            time: [Some(Duration::from_millis(u64::MAX)), None],
+            inc: [Duration::from_millis(u64::MAX), Duration::ZERO],
+            ..Limits::default()
+        };
+        p.time_hard_factor = 600;
+        let b = huge.budget(Color::White, &p).expect("timed");
+        assert!(b.soft <= b.hard);
     }
 }

@@ -286,7 +286,7 @@ impl<P: SearchPosition> Searcher<P> {
         self.stopped = false;
         self.tt.new_search();
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        let budget = limits.budget(pos.turn());
+        let budget = limits.budget(pos.turn(), &self.params);
         self.hard_deadline = budget.map(|b| self.start + b.hard);
         self.keys.clear();
         self.keys.extend_from_slice(history);
@@ -392,15 +392,16 @@ impl<P: SearchPosition> Searcher<P> {
                 // Another iteration takes about as long as all before it: start one only
                 // while it may finish within the soft budget. A best move that keeps changing,
                 // or a score that fell, earns more of it; a settled one, less.
-                let mut share: u32 = match stable {
+                let mut share = match stable {
                     0 => 100,
-                    1 => 75,
-                    2 => 60,
-                    _ => 45,
+                    1 => self.params.time_stable1,
+                    2 => self.params.time_stable2,
+                    _ => self.params.time_stable3,
                 };
-                if depth > 4 && score < previous_score - 30 {
-                    share += 25;
+                if depth > 4 && score < previous_score - self.params.time_drop_margin {
+                    share += self.params.time_score_drop;
                 }
+                let share = u32::try_from(share).unwrap_or(0);
                 if self.start.elapsed() >= b.soft * share / 100 {
                     break;
                 }
