@@ -533,12 +533,11 @@ impl<P: SearchPosition> Searcher<P> {
         (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
-    /// Whether the side to move stands better than two plies ago (when it was last to move):
-    /// pruning may then be bolder, and reductions larger when it is not.
     /// Whether the side to move in `pos`, at `ply`, is in check: answered once per position
     /// and ply, however many of the parent's, the node's and its quiescence's questions ask it.
-    /// The key tells a position apart from the sibling asked before it (beyond the stack's
-    /// plies, as deep checks in quiescence may go, it is simply computed).
+    /// The 64-bit key tells a position apart from the sibling asked before it at this ply, as
+    /// it tells positions apart in the table (beyond the stack's plies, as deep checks in
+    /// quiescence may go, the answer is simply computed).
     #[inline]
     fn checked(&mut self, pos: &P, ply: usize) -> bool {
         let key = pos.key();
@@ -555,6 +554,8 @@ impl<P: SearchPosition> Searcher<P> {
         }
     }
 
+    /// Whether the side to move stands better than two plies ago (when it was last to move):
+    /// pruning may then be bolder, and reductions larger when it is not.
     fn improving(&self, ply: usize, static_eval: i32) -> bool {
         if static_eval == NONE {
             return false;
@@ -1168,7 +1169,33 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::Node;
+    use super::{Node, Searcher};
+    use crate::board8::Board;
+    use crate::params::Params;
+    use crate::position::Position;
+    use crate::variant::Rules;
+
+    /// The per-ply check answer follows the position asked, not the ply: siblings at one ply,
+    /// one in check and one not, each get their own answer, asked in any order and again; and
+    /// a ply beyond the stack is answered too.
+    #[test]
+    fn check_status_follows_the_position_at_each_ply() {
+        let rules = Rules::parse("chess", None).expect("chess");
+        let checked = Board::from_fen(rules, "4k3/8/8/8/8/8/4q3/4K3 w - - 0 1").expect("fen");
+        let free = Board::from_fen(rules, "4k3/8/8/8/8/8/3q4/7K w - - 0 1").expect("fen");
+        assert!(checked.in_check() && !free.in_check());
+        let mut s = Searcher::<Board>::new(1, Params::default());
+        for _ in 0..2 {
+            for ply in [3, 3, 4] {
+                assert!(s.checked(&checked, ply));
+                assert!(!s.checked(&free, ply));
+                assert!(!s.checked(&free, ply));
+                assert!(s.checked(&checked, ply));
+            }
+        }
+        let beyond = s.stack.len() + 5;
+        assert!(s.checked(&checked, beyond) && !s.checked(&free, beyond));
+    }
 
     #[test]
     fn zero_window_children_alternate_between_cut_and_all() {
