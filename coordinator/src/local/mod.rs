@@ -36,6 +36,12 @@ pub struct LocalArgs {
     /// Multiply every game budget by this (for a quick trial of a plan).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
+    /// SPRT bounds for every SPRT run of the plan, as `ELO0,ELO1` in the unit of the run's
+    /// model (e.g. `0,10` for a change expected to be small), in place of the plan's own.
+    /// The default state folder's name records them, so a test with other bounds starts
+    /// afresh instead of being refused as a changed run.
+    #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_bounds)]
+    pub sprt_bounds: Option<(f64, f64)>,
     /// Play only the plan's run with this name (repeat for several), e.g. one variant of
     /// `examples/match-engines.toml`; the others are neither played nor reported.
     #[arg(long = "run", value_name = "NAME")]
@@ -59,15 +65,25 @@ fn state_name(s: i32) -> pb::RunState {
     pb::RunState::try_from(s).unwrap_or(pb::RunState::Unspecified)
 }
 
-fn default_state(config: &Path, scale: f64) -> PathBuf {
-    let stem = config
+/// `ELO0,ELO1` of `--sprt-bounds`: two numbers (their order is checked with the plan).
+fn parse_bounds(text: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("{text:?} is not ELO0,ELO1 (two numbers, e.g. 0,10)");
+    let (a, b) = text.split_once(',').ok_or_else(bad)?;
+    let a: f64 = a.trim().parse().map_err(|_| bad())?;
+    let b: f64 = b.trim().parse().map_err(|_| bad())?;
+    Ok((a, b))
+}
+
+fn default_state(config: &Path, scale: f64, bounds: Option<(f64, f64)>) -> PathBuf {
+    let mut name = config
         .file_stem()
         .map_or_else(|| "plan".into(), |s| s.to_string_lossy().into_owned());
-    let name = if scale == 1.0 {
-        stem
-    } else {
-        format!("{stem}-x{scale}")
-    };
+    if scale != 1.0 {
+        name = format!("{name}-x{scale}");
+    }
+    if let Some((e0, e1)) = bounds {
+        name = format!("{name}-sprt{e0},{e1}");
+    }
     PathBuf::from(".cluster-local").join(name)
 }
 
@@ -79,10 +95,14 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         plan::parse(&text, args.scale).with_context(|| format!("in {}", args.config.display()))?;
     plan.select(&args.only)
         .with_context(|| format!("--run, in {}", args.config.display()))?;
+    if let Some((elo0, elo1)) = args.sprt_bounds {
+        plan.set_sprt_bounds(elo0, elo1)
+            .with_context(|| format!("in {}", args.config.display()))?;
+    }
     let state = args
         .state
         .clone()
-        .unwrap_or_else(|| default_state(&args.config, args.scale));
+        .unwrap_or_else(|| default_state(&args.config, args.scale, args.sprt_bounds));
     std::fs::create_dir_all(&state)
         .with_context(|| format!("cannot create {}", state.display()))?;
     let db = state.join("cluster.db");
@@ -449,5 +469,34 @@ async fn follow(
                 tokio::time::sleep(Duration::from_millis(300)).await;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{default_state, parse_bounds};
+    use std::path::Path;
+
+    #[test]
+    fn sprt_bounds_read_two_numbers_or_say_what_they_expect() {
+        assert_eq!(parse_bounds("0,10"), Ok((0.0, 10.0)));
+        assert_eq!(parse_bounds("-2.5, 1"), Ok((-2.5, 1.0)));
+        for bad in ["", "10", "0;10", "a,b", "0,10,20"] {
+            let e = parse_bounds(bad).unwrap_err();
+            assert!(e.contains("ELO0,ELO1"), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_default_state_folder_names_scale_and_bounds() {
+        let plan = Path::new("examples/sprt-engines.toml");
+        assert_eq!(
+            default_state(plan, 1.0, None),
+            Path::new(".cluster-local/sprt-engines")
+        );
+        assert_eq!(
+            default_state(plan, 0.5, Some((0.0, 10.0))),
+            Path::new(".cluster-local/sprt-engines-x0.5-sprt0,10")
+        );
     }
 }

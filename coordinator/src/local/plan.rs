@@ -65,6 +65,39 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// Gives every SPRT run of the plan the bounds `<elo0, elo1>` (in the unit its `model`
+    /// says) in place of those it was written with: one plan tests changes of every size,
+    /// as fishtest's tests choose their bounds, without a copy of the plan per bound. A plan
+    /// without an SPRT run is refused: the bounds would silently mean nothing.
+    pub fn set_sprt_bounds(&mut self, elo0: f64, elo1: f64) -> Result<(), ConfigError> {
+        let mut found = false;
+        for run in &mut self.runs {
+            if run.config.kind != RunKind::Sprt {
+                continue;
+            }
+            found = true;
+            let name = run.config.name.clone();
+            let at = |f: &str| format!("--sprt-bounds (run {name:?}): {f}");
+            let mut table = run.table.clone();
+            let sprt = match table.get_mut("sprt") {
+                Some(toml::Value::Table(t)) => t,
+                _ => return Err(err(at("sprt"), "the run has no [sprt] table")),
+            };
+            sprt.insert("elo0".into(), toml::Value::Float(elo0));
+            sprt.insert("elo1".into(), toml::Value::Float(elo1));
+            let text = toml::to_string(&table).map_err(|e| err(at("sprt"), e.to_string()))?;
+            run.config = RunConfig::parse(&text).map_err(|e| err(at(&e.field), e.message))?;
+            run.table = table;
+        }
+        if found {
+            Ok(())
+        } else {
+            Err(err("--sprt-bounds", "the plan has no run of kind \"sprt\""))
+        }
+    }
+}
+
 fn err(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
     ConfigError {
         field: field.into(),
@@ -204,6 +237,39 @@ pub fn with_tuned_values(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--sprt-bounds` replaces the bounds of every SPRT run (config and stored table alike,
+    /// so a resume compares what was played), leaves the other runs alone, and refuses a plan
+    /// without an SPRT run and bounds the SPRT itself would refuse.
+    #[test]
+    fn sprt_bounds_replace_every_sprt_runs_bounds_or_are_refused() {
+        let text = include_str!("../../../examples/tune-search.toml");
+        let mut plan = parse(text, 1.0).expect("plan");
+        let spsa_before = plan.runs[0].clone();
+        plan.set_sprt_bounds(-1.5, 4.0).expect("bounds");
+        let sprt = plan.runs[1].config.sprt.as_ref().expect("sprt section");
+        assert_eq!((sprt.elo0, sprt.elo1), (-1.5, 4.0));
+        let table = plan.runs[1].table["sprt"].as_table().expect("table");
+        assert_eq!(table["elo0"].as_float(), Some(-1.5));
+        assert_eq!(table["elo1"].as_float(), Some(4.0));
+        assert_eq!(plan.runs[0].table, spsa_before.table);
+
+        let matches_only = "title = \"t\"\n[[runs]]\nname = \"m\"\nkind = \"match\"\ngames = 4\n\
+             [runs.limits]\nnodes = 100\n[[runs.variants]]\nvariant = \"latte\"\n\
+             ruleset = \"normal\"\n[runs.first]\nengine = \"builtin\"\n";
+        let e = parse(matches_only, 1.0)
+            .expect("plan")
+            .set_sprt_bounds(0.0, 5.0)
+            .unwrap_err();
+        assert!(e.to_string().contains("no run of kind \"sprt\""), "{e}");
+        for (e0, e1) in [(5.0, 0.0), (2.0, 2.0), (f64::NAN, 5.0), (0.0, 5000.0)] {
+            let e = parse(text, 1.0)
+                .expect("plan")
+                .set_sprt_bounds(e0, e1)
+                .unwrap_err();
+            assert!(e.to_string().contains("--sprt-bounds"), "{e0}, {e1}: {e}");
+        }
+    }
 
     const PLAN: &str = r#"
 title = "t"
