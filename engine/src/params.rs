@@ -189,6 +189,8 @@ tunables! {
     threat_minor_eg "ThreatByMinorEg" = 21, 0, 120, 3.0, 0.002, All;
     threat_rook_mg "ThreatByRookMg" = 34, 0, 120, 3.0, 0.002, All;
     threat_rook_eg "ThreatByRookEg" = 22, 0, 120, 3.0, 0.002, All;
+    hanging_mg "HangingMg" = 40, 0, 150, 4.0, 0.002, All;
+    hanging_eg "HangingEg" = 25, 0, 150, 4.0, 0.002, All;
     passer_their_king_eg "PasserTheirKingEg" = 7, 0, 40, 1.0, 0.002, All;
     passer_own_king_eg "PasserOwnKingEg" = 4, 0, 40, 1.0, 0.002, All;
     passer_blocked_eg "PasserBlockedEg" = 5, 0, 40, 1.0, 0.002, All;

@@ -481,6 +481,19 @@ mod tests {
     }
 
     #[test]
+    fn hanging_pieces_are_attacked_and_undefended() {
+        // The d1 rook attacks the d5 knight, which nothing defends.
+        let hanging = "4k3/8/8/3n4/8/8/8/3RK3 w - - 0 1";
+        assert!(delta(hanging, |p| p.hanging_mg += 10) > 0);
+        // The e6 pawn defends it: nothing hangs.
+        let defended = "4k3/8/4p3/3n4/8/8/8/3RK3 w - - 0 1";
+        assert_eq!(delta(defended, |p| p.hanging_mg += 10), 0);
+        // Undefended but unattacked: nothing hangs either.
+        let alone = "4k3/8/8/3n4/8/8/8/2R1K3 w - - 0 1";
+        assert_eq!(delta(alone, |p| p.hanging_mg += 10), 0);
+    }
+
+    #[test]
     fn a_passer_far_from_the_enemy_king_and_free_scores_more() {
         // A pawn on e6 (rank weight 4), the black king four files away on a8.
         let far = "k7/8/4P3/8/8/8/8/7K w - - 0 1";

@@ -3,9 +3,9 @@
 //! The 8x8 board (`board8`, u64 bitboards) and the Gustavian board (`gustavian`, u128
 //! bitboards on a 10x8 grid with holes) score a position with the same terms: tapered
 //! material, piece-square shapes, mobility, rooks on open files, bishop pair, threats (pieces
-//! attacked by cheaper ones), the attack on the enemy king (its attackers and, once two
-//! attack, the zone squares they hit and their safe checks), pawn structure, king shelter,
-//! castling. Written twice, the copies would drift apart with every tuning change, so the
+//! attacked by cheaper ones, and pieces attacked and undefended), the attack on the enemy
+//! king (its attackers and, once two attack, the zone squares they hit and their safe
+//! checks), pawn structure, king shelter, castling. Written twice, the copies would drift apart with every tuning change, so the
 //! terms live here once, in [`evaluate_side`].
 //!
 //! A board takes part by implementing [`EvalBoard`]: its piece sets, attack sets and file
@@ -175,11 +175,33 @@ pub(crate) fn evaluate<B: EvalBoard>(
 ) -> i32 {
     debug_assert_eq!(*board.sums(), recount(board), "incremental evaluation sums");
     let [white_pawns, black_pawns] = pawns.probe(board);
-    let (wm, we) = evaluate_side(board, Color::White, p, table, &white_pawns);
-    let (bm, be) = evaluate_side(board, Color::Black, p, table, &black_pawns);
+    let (wm, we, white_attacks) = evaluate_side(board, Color::White, p, table, &white_pawns);
+    let (bm, be, black_attacks) = evaluate_side(board, Color::Black, p, table, &black_pawns);
+    let (wh, bh) = (
+        hanging(board, Color::White, white_attacks, black_attacks),
+        hanging(board, Color::Black, black_attacks, white_attacks),
+    );
+    let (wm, we) = (wm + p.hanging_mg * wh, we + p.hanging_eg * wh);
+    let (bm, be) = (bm + p.hanging_mg * bh, be + p.hanging_eg * bh);
     let white = taper(wm - bm, we - be, board.sums().phase());
     let score = if turn == Color::White { white } else { -white };
     score + p.tempo
+}
+
+/// How many of the enemy's pieces (pawns and king aside) `color` attacks (`attacks`) while no
+/// enemy piece defends them (`defences`): one of them is lost unless the enemy spends its
+/// move, and two cannot both be saved.
+#[inline]
+fn hanging<B: EvalBoard>(
+    board: &B,
+    color: Color,
+    attacks: B::Bitboard,
+    defences: B::Bitboard,
+) -> i32 {
+    let them = !color;
+    let pieces =
+        board.color_bb(them) & !board.pieces(them, Role::Pawn) & !board.pieces(them, Role::King);
+    (pieces & attacks & !defences).count() as i32
 }
 
 /// What the piece loops of one side add up: mobility and the attackers of the enemy king's
@@ -246,7 +268,7 @@ fn evaluate_side<B: EvalBoard>(
     p: &Params,
     table: &pst::Table,
     pawns: &PawnCounts,
-) -> (i32, i32) {
+) -> (i32, i32, B::Bitboard) {
     let them = !color;
     let sums = board.sums();
     let (mut mg, mut eg) = material_of(sums, color, p);
@@ -312,12 +334,14 @@ fn evaluate_side<B: EvalBoard>(
         act.piece(reach, safe, zone, weights, 13);
     }
     let secutors = board.secutors(color);
+    let mut secutor_reach = B::Bitboard::EMPTY;
     if secutors.nonempty() {
         // Its quiet slides are its mobility; the enemy pieces it could capture by collision
         // right now are a threat of their own.
         let victims = board.color_bb(them) & !board.pieces(them, Role::King);
         for sq in secutors {
-            let Some((slide, hits)) = B::secutor_reach(sq, occ, victims | zone) else {
+            // Every piece, not only the victims: the hanging term needs the defended ones.
+            let Some((slide, hits)) = B::secutor_reach(sq, occ, occ | zone) else {
                 continue;
             };
             if (hits & zone).nonempty() {
@@ -326,6 +350,7 @@ fn evaluate_side<B: EvalBoard>(
             let n = (slide & !occ & !their_pawn_attacks).count() as i32;
             mg += p.secutor_mob_mg * (n - 7);
             eg += p.secutor_mob_eg * (n - 7);
+            secutor_reach = secutor_reach | hits;
             let c = (hits & victims).count() as i32;
             mg += p.secutor_capture_mg * c;
             eg += p.secutor_capture_eg * c;
@@ -389,7 +414,13 @@ fn evaluate_side<B: EvalBoard>(
         mg += p.castled_mg;
     }
     mg += p.castling_right_mg * board.castling_rights(color);
-    (mg, eg)
+    let attacks = B::pawn_attack_set(color, own_pawns)
+        | near
+        | minor_reach
+        | rook_reach
+        | queen_reach
+        | secutor_reach;
+    (mg, eg, attacks)
 }
 
 /// Chebyshev distance: king moves between two squares (holes aside).
