@@ -164,6 +164,10 @@ tunables! {
     doubled_eg "DoubledPawnEg" = 19, 0, 60, 2.0, 0.002, All;
     isolated_mg "IsolatedPawnMg" = 9, 0, 60, 2.0, 0.002, All;
     isolated_eg "IsolatedPawnEg" = 13, 0, 60, 2.0, 0.002, All;
+    connected_mg "ConnectedPawnMg" = 3, 0, 30, 1.0, 0.002, All;
+    connected_eg "ConnectedPawnEg" = 3, 0, 30, 1.0, 0.002, All;
+    backward_mg "BackwardPawnMg" = 8, 0, 60, 2.0, 0.002, All;
+    backward_eg "BackwardPawnEg" = 6, 0, 60, 2.0, 0.002, All;
     passed2_mg "PassedRank2Mg" = 5, 0, 100, 3.0, 0.002, All;
     passed2_eg "PassedRank2Eg" = 10, 0, 100, 3.0, 0.002, All;
     passed3_mg "PassedRank3Mg" = 5, 0, 100, 3.0, 0.002, All;

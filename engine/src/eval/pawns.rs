@@ -1,6 +1,6 @@
 //! The pawn-structure terms and their cache.
 //!
-//! Isolated, doubled and passed pawns depend on the pawns of both sides and on nothing else,
+//! Isolated, doubled, backward, connected and passed pawns depend on the pawns of both sides and on nothing else,
 //! and pawns move rarely: most nodes of a search share their pawn placement with many others.
 //! So the terms are worked out once per placement and kept in a [`PawnCache`] under the pawn
 //! key the boards keep incrementally ([`EvalSums::pawn_key`](super::EvalSums::pawn_key)).
@@ -33,6 +33,13 @@ pub(crate) struct PawnCounts {
     doubled: u8,
     /// Passed pawns per bucket (see [`PawnCounts::bucket`]).
     passed: [u8; PASSED_BUCKETS],
+    /// Relative ranks (1 = start) summed over the pawns defended by an own pawn or standing
+    /// beside one: a chain or a phalanx is worth more the further it has come.
+    connected: u8,
+    /// Pawns with own pawns on adjacent files but none level or behind to cover their advance,
+    /// whose stop square an enemy pawn guards: they cannot move up without being lost and are
+    /// targets where they stand.
+    backward: u8,
 }
 
 impl PawnCounts {
@@ -42,9 +49,20 @@ impl PawnCounts {
         let own = board.pieces(color, Role::Pawn);
         let theirs = board.pieces(!color, Role::Pawn);
         let mut counts = PawnCounts::default();
+        let their_attacks = B::pawn_attack_set(!color, theirs);
         for sq in own {
-            if (own & B::adjacent_files(sq.file())).is_empty() {
+            let one = B::square_bb(sq);
+            let adjacent = own & B::adjacent_files(sq.file());
+            let not_ahead = adjacent & !B::passed_span(color, sq);
+            let beside = not_ahead & !B::passed_span(!color, sq);
+            let supported = own & B::pawn_attack_set(!color, one);
+            if adjacent.is_empty() {
                 counts.isolated += 1;
+            } else if not_ahead.is_empty() && (B::forward(color, one) & their_attacks).nonempty() {
+                counts.backward += 1;
+            }
+            if (beside | supported).nonempty() {
+                counts.connected += B::relative_rank(color, sq);
             }
             if (B::passed_span(color, sq) & theirs).is_empty() {
                 counts.passed[Self::bucket(B::relative_rank(color, sq))] += 1;
@@ -80,8 +98,13 @@ impl PawnCounts {
     pub(crate) fn score(&self, p: &Params) -> (i32, i32) {
         let isolated = i32::from(self.isolated);
         let doubled = i32::from(self.doubled);
-        let mut mg = -p.isolated_mg * isolated - p.doubled_mg * doubled;
-        let mut eg = -p.isolated_eg * isolated - p.doubled_eg * doubled;
+        let (connected, backward) = (i32::from(self.connected), i32::from(self.backward));
+        let mut mg = -p.isolated_mg * isolated - p.doubled_mg * doubled
+            + p.connected_mg * connected
+            - p.backward_mg * backward;
+        let mut eg = -p.isolated_eg * isolated - p.doubled_eg * doubled
+            + p.connected_eg * connected
+            - p.backward_eg * backward;
         let bonus = [
             (p.passed2_mg, p.passed2_eg),
             (p.passed3_mg, p.passed3_eg),
@@ -187,6 +210,8 @@ mod tests {
                 isolated: 3,
                 doubled: 1,
                 passed: [1, 1, 0, 1, 0, 0],
+                connected: 0,
+                backward: 0,
             }
         );
         assert_eq!(PawnCounts::of(&b, Color::Black), PawnCounts::default());
@@ -194,6 +219,34 @@ mod tests {
         let mg = -3 * p.isolated_mg - p.doubled_mg + p.passed2_mg + p.passed3_mg + p.passed5_mg;
         let eg = -3 * p.isolated_eg - p.doubled_eg + p.passed2_eg + p.passed3_eg + p.passed5_eg;
         assert_eq!(white.score(&p), (mg, eg));
+    }
+
+    /// White: b2 (its stop square b3 guarded by the black a4 pawn, its neighbour c3 already
+    /// ahead: backward), c3 (defended by b2) and d3 (beside c3), both connected on relative
+    /// rank 2 and passed. Black: a4, isolated and stopped by b2.
+    #[test]
+    fn connected_and_backward_pawns() {
+        let b = board("4k3/8/8/8/p7/2PP4/1P6/4K3 w - - 0 1");
+        let white = PawnCounts::of(&b, Color::White);
+        assert_eq!(
+            white,
+            PawnCounts {
+                isolated: 0,
+                doubled: 0,
+                passed: [0, 2, 0, 0, 0, 0],
+                connected: 4,
+                backward: 1,
+            }
+        );
+        let black = PawnCounts::of(&b, Color::Black);
+        assert_eq!((black.isolated, black.backward, black.connected), (1, 0, 0));
+        let p = Params::default();
+        let mg = 4 * p.connected_mg - p.backward_mg + 2 * p.passed3_mg;
+        let eg = 4 * p.connected_eg - p.backward_eg + 2 * p.passed3_eg;
+        assert_eq!(white.score(&p), (mg, eg));
+        // Without the black pawn guarding b3, b2 may advance: not backward.
+        let free = board("4k3/8/8/8/8/2PP4/1P6/4K3 w - - 0 1");
+        assert_eq!(PawnCounts::of(&free, Color::White).backward, 0);
     }
 
     #[test]
@@ -215,6 +268,8 @@ mod tests {
             isolated: 9,
             doubled: 9,
             passed: [9; PASSED_BUCKETS],
+            connected: 9,
+            backward: 9,
         }; 2];
         let slot = key as usize & (ENTRIES - 1);
         let mut cache = PawnCache::new();
