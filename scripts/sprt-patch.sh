@@ -4,7 +4,7 @@
 # touched), then `coordinator local` plays examples/sprt-engines.toml (or the plan given) with
 # them as the external engines `patch` and `master`.
 #
-#   scripts/sprt-patch.sh engine/pending/hanging.patch          # a patch file, on HEAD
+#   scripts/sprt-patch.sh engine/pending/outposts.patch          # a patch file, on HEAD
 #   scripts/sprt-patch.sh my-branch                             # a revision
 #   scripts/sprt-patch.sh my-branch --base v1 --plan my.toml -- --workers 1
 #
