@@ -7,6 +7,12 @@
 #   scripts/sprt-patch.sh engine/pending/outposts.patch          # a patch file, on HEAD
 #   scripts/sprt-patch.sh my-branch                             # a revision
 #   scripts/sprt-patch.sh my-branch --base v1 --plan my.toml -- --workers 1
+#   scripts/sprt-patch.sh engine/pending/a.patch engine/pending/b.patch   # a bundle, as one change
+#
+# Several patch files are tested as one change, applied in the order given (three-way, so
+# patches written against the same base each can follow one another): what fishtest does with
+# a branch of two ideas, and the way to decide changes each too small for the machine to tell
+# apart alone.
 #
 # Each build prints its bench signature first: a patch meant to change nothing but speed must
 # show the base's. Two builds with the same code stop the script: the change does not
@@ -23,12 +29,17 @@
 {
 set -euo pipefail
 usage() {
-    echo "usage: $0 PATCH-FILE|REVISION [--base REVISION] [--plan PLAN.toml] [--state DIR] [-- coordinator-local-args]" >&2
+    echo "usage: $0 PATCH-FILE...|REVISION [--base REVISION] [--plan PLAN.toml] [--state DIR] [-- coordinator-local-args]" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
-change=$1
-shift
+changes=()
+while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do
+    changes+=("$1")
+    shift
+done
+[ ${#changes[@]} -ge 1 ] || usage
+change=${changes[0]}
 base=HEAD
 root=$(cd "$(dirname "$0")/.." && pwd)
 plan=$root/examples/sprt-engines.toml
@@ -46,13 +57,21 @@ done
 git -C "$root" rev-parse --verify --quiet "$base^{commit}" >/dev/null \
     || { echo "$0: '$base' is not a revision of this repository" >&2; exit 2; }
 base_sha=$(git -C "$root" rev-parse --short=12 "$base^{commit}")
-if [ -f "$change" ]; then
-    patch_file=$(realpath "$change")
-    change_id=$(basename "$change" .patch)-$(sha256sum "$patch_file" | cut -c1-12)
+patch_files=()
+if [ ${#changes[@]} -gt 1 ] || [ -f "$change" ]; then
+    names=()
+    for c in "${changes[@]}"; do
+        [ -f "$c" ] || { echo "$0: '$c' is not a patch file (a bundle is made of patch files only)" >&2; exit 2; }
+        patch_files+=("$(realpath "$c")")
+        names+=("$(basename "$c" .patch)")
+    done
+    # The folder names every patch, in order, and the hash of their text: a changed patch or
+    # another order is another change.
+    change=$(IFS=+; echo "${names[*]}")
+    change_id=$change-$(cat "${patch_files[@]}" | sha256sum | cut -c1-12)
 else
     git -C "$root" rev-parse --verify --quiet "$change^{commit}" >/dev/null \
         || { echo "$0: '$change' is neither a patch file nor a revision" >&2; exit 2; }
-    patch_file=
     change_id=$(git -C "$root" rev-parse --short=12 "$change^{commit}")
 fi
 # What the engine build of a revision is made of: the engine crate's sources and manifest and
@@ -104,10 +123,19 @@ if [ -x "$state/engine-master" ] && [ -x "$state/engine-patch" ]; then
     echo "resuming in $state with the builds kept there"
 else
     git -C "$root" worktree add --quiet --detach "$work/master" "$base"
-    if [ -n "$patch_file" ]; then
+    if [ ${#patch_files[@]} -gt 0 ]; then
         git -C "$root" worktree add --quiet --detach "$work/patch" "$base"
-        git -C "$work/patch" apply "$patch_file" \
-            || { echo "$0: $change does not apply to $base" >&2; exit 1; }
+        applied=
+        for f in "${patch_files[@]}"; do
+            before=$(git -C "$work/patch" write-tree)
+            git -C "$work/patch" apply --3way "$f" \
+                || { echo "$0: $(basename "$f") does not apply to $base${applied:+ after$applied}" >&2; exit 1; }
+            # A three-way apply takes a change the tree already holds (landed, or given twice)
+            # as cleanly applied: refused, or the test would measure less than it names.
+            [ "$(git -C "$work/patch" write-tree)" != "$before" ] \
+                || { echo "$0: $(basename "$f") changes nothing on $base${applied:+ after$applied}: already there" >&2; exit 1; }
+            applied="$applied $(basename "$f")"
+        done
     else
         git -C "$root" worktree add --quiet --detach "$work/patch" "$change"
     fi
