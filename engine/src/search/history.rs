@@ -3,6 +3,8 @@
 //! - butterfly history (side, from-square, to-square): quiet moves that cut off before;
 //! - continuation history (the previous move's piece and target × this move's): quiet
 //!   moves that answered the same move well, one and two plies back;
+//! - capture history (the capturing piece and target × the captured role): captures that
+//!   cut off before, which orders captures of equal victims and breaks MVV's ties;
 //! - counter moves: the quiet move that last refuted a given piece-to;
 //! - correction history: how far the static evaluation missed the search's score, by side
 //!   and pawn structure, added back to later static evaluations of similar positions.
@@ -91,6 +93,8 @@ pub struct Histories<M> {
     butterfly: Vec<i32>,
     /// `(PIECE_TO + 1)` rows (the last, for [`PieceTo::NONE`], stays zero) of `PIECE_TO`.
     continuation: Vec<i16>,
+    /// `PIECE_TO` rows of one entry per captured role.
+    capture: Vec<i16>,
     counter: Vec<Option<M>>,
     correction: Vec<i32>,
 }
@@ -101,6 +105,7 @@ impl<M: Copy + Eq> Histories<M> {
         Histories {
             butterfly: vec![0; 2 * BUTTERFLY],
             continuation: vec![0; (PIECE_TO + 1) * PIECE_TO],
+            capture: vec![0; PIECE_TO * Role::ALL.len()],
             counter: vec![None; PIECE_TO + 1],
             correction: vec![0; 2 * CORRECTION_SIZE],
         }
@@ -110,6 +115,7 @@ impl<M: Copy + Eq> Histories<M> {
     pub fn clear(&mut self) {
         self.butterfly.fill(0);
         self.continuation.fill(0);
+        self.capture.fill(0);
         self.counter.fill(None);
         self.correction.fill(0);
     }
@@ -149,6 +155,26 @@ impl<M: Copy + Eq> Histories<M> {
                 *h = v as i16;
             }
         }
+    }
+
+    #[inline]
+    fn capture_index(piece_to: PieceTo, victim: Role) -> usize {
+        piece_to.index() * Role::ALL.len() + victim.index()
+    }
+
+    /// The history of the capture of a `victim` by the piece and target of `piece_to`.
+    #[inline]
+    pub fn capture_score(&self, piece_to: PieceTo, victim: Role) -> i32 {
+        i32::from(self.capture[Self::capture_index(piece_to, victim)])
+    }
+
+    /// Rewards (positive `bonus`) or punishes a capture.
+    pub fn update_capture(&mut self, piece_to: PieceTo, victim: Role, bonus: i32) {
+        let h = &mut self.capture[Self::capture_index(piece_to, victim)];
+        let mut v = i32::from(*h);
+        gravity(&mut v, bonus, HISTORY_MAX);
+        // Gravity keeps |v| ≤ HISTORY_MAX < i16::MAX.
+        *h = v as i16;
     }
 
     /// The quiet move that last refuted `prev`.
@@ -245,5 +271,33 @@ mod tests {
         assert_eq!(h.correction(Color::White, 0xdead_beef), 0);
         h.clear();
         assert_eq!(h.correction(Color::Black, 0xdead_beef), 0);
+    }
+
+    #[test]
+    fn capture_history_is_per_piece_target_and_victim_and_stays_bounded() {
+        let mut h: Histories<u32> = Histories::new();
+        let knight_takes = PieceTo::new(Color::White, Role::Knight, 44);
+        for _ in 0..10_000 {
+            h.update_capture(knight_takes, Role::Bishop, stat_bonus(40));
+        }
+        let s = h.capture_score(knight_takes, Role::Bishop);
+        assert!((1..=HISTORY_MAX).contains(&s), "{s}");
+        // Another victim, piece or colour on the same square has its own entry.
+        assert_eq!(h.capture_score(knight_takes, Role::Rook), 0);
+        assert_eq!(
+            h.capture_score(PieceTo::new(Color::White, Role::Bishop, 44), Role::Bishop),
+            0
+        );
+        assert_eq!(
+            h.capture_score(PieceTo::new(Color::Black, Role::Knight, 44), Role::Bishop),
+            0
+        );
+        for _ in 0..10_000 {
+            h.update_capture(knight_takes, Role::Bishop, -stat_bonus(40));
+        }
+        let s = h.capture_score(knight_takes, Role::Bishop);
+        assert!((-HISTORY_MAX..0).contains(&s), "{s}");
+        h.clear();
+        assert_eq!(h.capture_score(knight_takes, Role::Bishop), 0);
     }
 }

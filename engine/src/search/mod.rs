@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use crate::eval::{pst, see_value, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::{MoveInfo, MoveList, MAX_MOVES};
+use crate::types::Role;
 use history::{stat_bonus, Histories, PieceTo, Quiet};
 pub use limits::{Limits, TimeBudget};
 use reductions::Reductions;
@@ -477,6 +478,17 @@ impl<P: SearchPosition> Searcher<P> {
         self.histories.quiet_score(Self::quiet(pos, info), prev)
     }
 
+    /// The capture history of a capture of `victim`.
+    #[inline]
+    fn capture_score(&self, pos: &P, info: &MoveInfo<P::Square>, victim: Role) -> i32 {
+        if self.features.ordering {
+            self.histories
+                .capture_score(Self::piece_to(pos, info), victim)
+        } else {
+            0
+        }
+    }
+
     /// Orders moves: table move, good captures and promotions by victim, killers, the counter
     /// move, quiets by history, then captures that lose material.
     fn score_moves(
@@ -498,7 +510,8 @@ impl<P: SearchPosition> Searcher<P> {
                 let info = pos.move_info(mv);
                 if let Some(victim) = info.capture {
                     let mvv = see_value(victim, &self.params) * 8
-                        - see_value(info.role, &self.params) / 8;
+                        - see_value(info.role, &self.params) / 8
+                        + self.capture_score(pos, &info, victim) / 16;
                     if pos.see_ge_info(info, 0, &self.params) {
                         2_000_000 + mvv
                     } else {
@@ -739,6 +752,7 @@ impl<P: SearchPosition> Searcher<P> {
         let mut best = -INF;
         let mut best_move: Option<P::Move> = None;
         let mut quiets_tried: MoveList<P::Move> = MoveList::new();
+        let mut captures_tried: MoveList<P::Move> = MoveList::new();
         let mut searched = 0usize;
         let mut skip_quiets = false;
         let may_prune = pruning && !root && pos.has_non_pawn_material();
@@ -916,8 +930,11 @@ impl<P: SearchPosition> Searcher<P> {
                         head[ply].extend_from_slice(&tail[0]);
                     }
                     if score >= beta {
-                        if quiet && self.features.ordering {
-                            self.reward_quiet(pos, ply, mv, &info, prev, depth, &quiets_tried);
+                        if self.features.ordering {
+                            if quiet {
+                                self.reward_quiet(pos, ply, mv, &info, prev, depth, &quiets_tried);
+                            }
+                            self.reward_capture(pos, &info, depth, &captures_tried);
                         }
                         break;
                     }
@@ -925,6 +942,8 @@ impl<P: SearchPosition> Searcher<P> {
             }
             if quiet {
                 quiets_tried.push(mv);
+            } else if info.capture.is_some() {
+                captures_tried.push(mv);
             }
         }
         if searched == 0 {
@@ -993,6 +1012,29 @@ impl<P: SearchPosition> Searcher<P> {
             let qi = pos.move_info(q);
             self.histories
                 .update_quiet(Self::quiet(pos, &qi), prev, -bonus);
+        }
+    }
+
+    /// A move cut off: a capture's history rises, and whichever move it was, the captures
+    /// tried before it (which did not cut off) fall.
+    fn reward_capture(
+        &mut self,
+        pos: &P,
+        info: &MoveInfo<P::Square>,
+        depth: i32,
+        tried: &MoveList<P::Move>,
+    ) {
+        let bonus = stat_bonus(depth);
+        if let Some(victim) = info.capture {
+            self.histories
+                .update_capture(Self::piece_to(pos, info), victim, bonus);
+        }
+        for &c in tried {
+            let ci = pos.move_info(c);
+            if let Some(victim) = ci.capture {
+                self.histories
+                    .update_capture(Self::piece_to(pos, &ci), victim, -bonus);
+            }
         }
     }
 
