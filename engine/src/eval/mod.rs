@@ -12,7 +12,7 @@ pub(crate) mod sums;
 pub(crate) mod terms;
 
 pub use pawns::PawnCache;
-pub use sums::EvalSums;
+pub use sums::{CorrectionKeys, EvalSums};
 
 use crate::params::Params;
 use crate::position::{MoveInfo, Position};

@@ -56,6 +56,19 @@ pub struct EvalSums {
     lanes: [[i16; LANES]; 2],
     /// XOR of the Zobrist keys of every pawn (0 without pawns): the pawn cache's key.
     pawn_key: u64,
+    /// Per colour, XOR of the Zobrist keys of its pieces other than pawns (king included):
+    /// the keys of the search's non-pawn correction histories.
+    non_pawn_keys: [u64; 2],
+}
+
+/// The keys the search's correction histories are indexed by: the pawn structure, and each
+/// side's placement of its other pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CorrectionKeys {
+    /// Both sides' pawns.
+    pub pawns: u64,
+    /// White's and Black's other pieces, by [`Color::index`].
+    pub non_pawn: [u64; 2],
 }
 
 impl Default for EvalSums {
@@ -63,6 +76,7 @@ impl Default for EvalSums {
         EvalSums {
             lanes: [[0; LANES]; 2],
             pawn_key: 0,
+            non_pawn_keys: [0; 2],
         }
     }
 }
@@ -77,9 +91,7 @@ impl EvalSums {
         for (i, f) in pst.iter().enumerate() {
             lanes[feature_lane(role, i)] += i16::from(*f);
         }
-        if role == Role::Pawn {
-            self.pawn_key ^= key;
-        }
+        self.toggle_key(color, role, key);
     }
 
     /// Records the piece [`place`](Self::place) recorded leaving its square again.
@@ -90,8 +102,16 @@ impl EvalSums {
         for (i, f) in pst.iter().enumerate() {
             lanes[feature_lane(role, i)] -= i16::from(*f);
         }
+        self.toggle_key(color, role, key);
+    }
+
+    /// Adds or removes (XOR) a `color` `role`'s Zobrist key in the key it belongs to.
+    #[inline(always)]
+    fn toggle_key(&mut self, color: Color, role: Role, key: u64) {
         if role == Role::Pawn {
             self.pawn_key ^= key;
+        } else {
+            self.non_pawn_keys[color.index()] ^= key;
         }
     }
 
@@ -111,9 +131,7 @@ impl EvalSums {
         for (i, (t, f)) in to.iter().zip(from).enumerate() {
             lanes[feature_lane(role, i)] += i16::from(*t) - i16::from(f);
         }
-        if role == Role::Pawn {
-            self.pawn_key ^= keys;
-        }
+        self.toggle_key(color, role, keys);
     }
 
     /// How many `color` pieces of `role` stand on the board.
@@ -154,6 +172,15 @@ impl EvalSums {
     #[inline]
     pub fn pawn_key(&self) -> u64 {
         self.pawn_key
+    }
+
+    /// The keys of the search's correction histories.
+    #[inline]
+    pub fn correction_keys(&self) -> CorrectionKeys {
+        CorrectionKeys {
+            pawns: self.pawn_key,
+            non_pawn: self.non_pawn_keys,
+        }
     }
 }
 

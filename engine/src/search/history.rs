@@ -6,12 +6,14 @@
 //! - capture history (the capturing piece and target × the captured role): captures that
 //!   cut off before, which orders captures of equal victims and breaks MVV's ties;
 //! - counter moves: the quiet move that last refuted a given piece-to;
-//! - correction history: how far the static evaluation missed the search's score, by side
-//!   and pawn structure, added back to later static evaluations of similar positions.
+//! - correction histories: how far the static evaluation missed the search's score, by side
+//!   to move and pawn structure, and by side to move and each side's placement of its other
+//!   pieces, added back to later static evaluations of similar positions.
 //!
 //! Every table is bounded by the "gravity" update `h += b - h·|b|/MAX`, which keeps values
 //! within ±MAX without clamping and lets recent results outweigh old ones.
 
+use crate::eval::CorrectionKeys;
 use crate::types::{Color, Role};
 
 /// Distinct (colour, role) pieces.
@@ -96,7 +98,10 @@ pub struct Histories<M> {
     /// `PIECE_TO` rows of one entry per captured role.
     capture: Vec<i16>,
     counter: Vec<Option<M>>,
+    /// By side to move and pawn key.
     correction: Vec<i32>,
+    /// By side to move, the colour whose pieces are keyed, and that colour's non-pawn key.
+    non_pawn_correction: Vec<i32>,
 }
 
 impl<M: Copy + Eq> Histories<M> {
@@ -108,6 +113,7 @@ impl<M: Copy + Eq> Histories<M> {
             capture: vec![0; PIECE_TO * Role::ALL.len()],
             counter: vec![None; PIECE_TO + 1],
             correction: vec![0; 2 * CORRECTION_SIZE],
+            non_pawn_correction: vec![0; 4 * CORRECTION_SIZE],
         }
     }
 
@@ -118,6 +124,7 @@ impl<M: Copy + Eq> Histories<M> {
         self.capture.fill(0);
         self.counter.fill(None);
         self.correction.fill(0);
+        self.non_pawn_correction.fill(0);
     }
 
     #[inline]
@@ -196,22 +203,43 @@ impl<M: Copy + Eq> Histories<M> {
         side.index() * CORRECTION_SIZE + (pawn_key as usize & (CORRECTION_SIZE - 1))
     }
 
-    /// Centipawns to add to `side`'s static evaluation in positions with this pawn key.
     #[inline]
-    pub fn correction(&self, side: Color, pawn_key: u64) -> i32 {
-        self.correction[Self::correction_index(side, pawn_key)] / CORRECTION_GRAIN
+    fn non_pawn_index(side: Color, of: Color, key: u64) -> usize {
+        (side.index() * 2 + of.index()) * CORRECTION_SIZE + (key as usize & (CORRECTION_SIZE - 1))
+    }
+
+    /// Centipawns to add to `side`'s static evaluation in positions with these keys: the pawn
+    /// structure's correction plus the mean of the two sides' piece placements'.
+    #[inline]
+    pub fn correction(&self, side: Color, keys: CorrectionKeys) -> i32 {
+        let pawns = self.correction[Self::correction_index(side, keys.pawns)];
+        let pieces: i32 = Color::ALL
+            .iter()
+            .map(|&of| {
+                self.non_pawn_correction[Self::non_pawn_index(side, of, keys.non_pawn[of.index()])]
+            })
+            .sum();
+        (pawns + pieces / 2) / CORRECTION_GRAIN
     }
 
     /// Learns that a search to `depth` scored `error` centipawns above the (corrected)
-    /// static evaluation.
-    pub fn update_correction(&mut self, side: Color, pawn_key: u64, error: i32, depth: i32) {
+    /// static evaluation, in every table the correction reads.
+    pub fn update_correction(&mut self, side: Color, keys: CorrectionKeys, error: i32, depth: i32) {
         let bonus =
             (error * CORRECTION_GRAIN * depth / 8).clamp(-CORRECTION_MAX / 4, CORRECTION_MAX / 4);
         gravity(
-            &mut self.correction[Self::correction_index(side, pawn_key)],
+            &mut self.correction[Self::correction_index(side, keys.pawns)],
             bonus,
             CORRECTION_MAX,
         );
+        for of in Color::ALL {
+            gravity(
+                &mut self.non_pawn_correction
+                    [Self::non_pawn_index(side, of, keys.non_pawn[of.index()])],
+                bonus,
+                CORRECTION_MAX,
+            );
+        }
     }
 }
 
@@ -263,14 +291,27 @@ mod tests {
     #[test]
     fn correction_moves_towards_the_error_and_stays_bounded() {
         let mut h: Histories<u32> = Histories::new();
+        let keys = CorrectionKeys {
+            pawns: 0xdead_beef,
+            non_pawn: [0x1234, 0x5678],
+        };
         for _ in 0..1_000 {
-            h.update_correction(Color::Black, 0xdead_beef, 500, 12);
+            h.update_correction(Color::Black, keys, 500, 12);
         }
-        let c = h.correction(Color::Black, 0xdead_beef);
-        assert!(c > 0 && c <= 128, "{c}");
-        assert_eq!(h.correction(Color::White, 0xdead_beef), 0);
+        let c = h.correction(Color::Black, keys);
+        // Each table is bounded by 128 centipawns; the correction reads the pawn table and
+        // the mean of the two piece tables.
+        assert!(c > 128 && c <= 256, "{c}");
+        assert_eq!(h.correction(Color::White, keys), 0);
+        // Another pawn structure with the same pieces keeps the pieces' half.
+        let other_pawns = CorrectionKeys {
+            pawns: 0x1111,
+            ..keys
+        };
+        assert!(c > h.correction(Color::Black, other_pawns));
+        assert!(h.correction(Color::Black, other_pawns) > 0);
         h.clear();
-        assert_eq!(h.correction(Color::Black, 0xdead_beef), 0);
+        assert_eq!(h.correction(Color::Black, keys), 0);
     }
 
     #[test]

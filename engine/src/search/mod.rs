@@ -4,8 +4,8 @@
 //! reverse futility, futility, late-move, history and SEE pruning, internal iterative
 //! reduction, late-move reductions adjusted by history and by whether the side is improving,
 //! singular and check extensions, killer, counter-move, butterfly and continuation-history
-//! ordering, a static evaluation corrected by pawn-structure correction history, mate and
-//! draw scores, repetition and 50-move detection.
+//! ordering, a static evaluation corrected by pawn-structure and piece-placement correction
+//! histories, mate and draw scores, repetition and 50-move detection.
 //!
 //! Deterministic: with the same history, parameters, depth or node limit and a cleared table,
 //! the same move and node count come out. Time only enters through time limits.
@@ -542,7 +542,7 @@ impl<P: SearchPosition> Searcher<P> {
         }
         let c = self
             .histories
-            .correction(pos.turn(), pos.eval_sums().pawn_key());
+            .correction(pos.turn(), pos.eval_sums().correction_keys());
         (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
@@ -969,7 +969,7 @@ impl<P: SearchPosition> Searcher<P> {
             {
                 self.histories.update_correction(
                     pos.turn(),
-                    pos.eval_sums().pawn_key(),
+                    pos.eval_sums().correction_keys(),
                     best - static_eval,
                     depth,
                 );
