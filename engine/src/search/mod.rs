@@ -184,6 +184,43 @@ struct Frame<M> {
     /// status: the parent asks whether its move gives check, then the child, its quiescence
     /// and its razoring ask again of the same position (see [`Searcher::checked`]).
     check: Option<(u64, bool)>,
+    /// How many double extensions the line to this ply took.
+    double_extensions: u8,
+}
+
+/// How far below the singular beta the other moves must stay for the table's move to be
+/// extended two plies instead of one.
+const DOUBLE_EXTENSION_MARGIN: i32 = 20;
+/// The most double extensions one line may take: each adds a ply the iteration did not ask
+/// for, so without a bound a line of singular moves would grow without end.
+const MAX_DOUBLE_EXTENSIONS: u8 = 6;
+
+/// The extension of the table's move from its singular search: `v` is the best score of the
+/// other moves searched against `singular_beta`; `tt_beats_beta` whether the table's score
+/// alone beats this node's beta. `None` when the node can be cut at `singular_beta` (another
+/// move beats beta too).
+fn singular_extension(
+    v: i32,
+    singular_beta: i32,
+    beta: i32,
+    tt_beats_beta: bool,
+    node: Node,
+    double_extensions: u8,
+) -> Option<i32> {
+    if v < singular_beta {
+        // Only the table's move holds: two plies more when the others fall clearly short,
+        // outside the principal variation and while the line has double extensions left.
+        let double = node != Node::Pv
+            && v < singular_beta - DOUBLE_EXTENSION_MARGIN
+            && double_extensions < MAX_DOUBLE_EXTENSIONS;
+        Some(if double { 2 } else { 1 })
+    } else if singular_beta >= beta {
+        None
+    } else if tt_beats_beta {
+        Some(-1)
+    } else {
+        Some(0)
+    }
 }
 
 /// "No static evaluation": the frame of a position in check.
@@ -232,6 +269,7 @@ impl<P: SearchPosition> Searcher<P> {
                     null: false,
                     excluded: None,
                     check: None,
+                    double_extensions: 0,
                 };
                 MAX_PLY + 2
             ],
@@ -299,6 +337,7 @@ impl<P: SearchPosition> Searcher<P> {
             f.played = PieceTo::NONE;
             f.null = false;
             f.excluded = None;
+            f.double_extensions = 0;
         }
 
         let mut pos = pos.clone();
@@ -625,6 +664,7 @@ impl<P: SearchPosition> Searcher<P> {
             return 0;
         }
         self.stack[ply + 1].excluded = None;
+        self.stack[ply + 1].double_extensions = self.stack[ply].double_extensions;
 
         let key = pos.key();
         // A singular search of this node must not read (or overwrite) what the full search of
@@ -838,18 +878,24 @@ impl<P: SearchPosition> Searcher<P> {
                         if self.stopped {
                             return 0;
                         }
-                        if v < singular_beta {
-                            extension = 1;
-                        } else if singular_beta >= beta {
-                            return singular_beta;
-                        } else if s >= beta {
-                            extension = -1;
+                        match singular_extension(
+                            v,
+                            singular_beta,
+                            beta,
+                            s >= beta,
+                            node,
+                            self.stack[ply].double_extensions,
+                        ) {
+                            Some(e) => extension = e,
+                            None => return singular_beta,
                         }
                     }
                 }
             }
 
             let played = Self::piece_to(pos, &info);
+            self.stack[ply + 1].double_extensions =
+                self.stack[ply].double_extensions + u8::from(extension == 2);
             let undo = pos.make_move(mv);
             self.tt.prefetch(pos.key());
             self.keys.push(key);
@@ -1237,6 +1283,52 @@ mod tests {
         }
         let beyond = s.stack.len() + 5;
         assert!(s.checked(&checked, beyond) && !s.checked(&free, beyond));
+    }
+
+    #[test]
+    fn singular_extensions_follow_their_rules() {
+        use super::{singular_extension, DOUBLE_EXTENSION_MARGIN as M, MAX_DOUBLE_EXTENSIONS};
+        let (sb, beta) = (100, 150);
+        // The others fail low by little: one ply; by more than the margin: two, outside the
+        // principal variation and while the line has double extensions left.
+        assert_eq!(
+            singular_extension(sb - 1, sb, beta, false, Node::Cut, 0),
+            Some(1)
+        );
+        assert_eq!(
+            singular_extension(sb - M - 1, sb, beta, false, Node::Cut, 0),
+            Some(2)
+        );
+        assert_eq!(
+            singular_extension(sb - M - 1, sb, beta, false, Node::All, 5),
+            Some(2)
+        );
+        assert_eq!(
+            singular_extension(sb - M - 1, sb, beta, false, Node::Pv, 0),
+            Some(1)
+        );
+        assert_eq!(
+            singular_extension(
+                sb - M - 1,
+                sb,
+                beta,
+                false,
+                Node::Cut,
+                MAX_DOUBLE_EXTENSIONS
+            ),
+            Some(1)
+        );
+        // Another move holds too: a cut when that beats beta, else no extension, or one ply
+        // less when the table's score beats beta.
+        assert_eq!(singular_extension(sb, sb, sb, false, Node::Cut, 0), None);
+        assert_eq!(
+            singular_extension(sb, sb, beta, false, Node::Cut, 0),
+            Some(0)
+        );
+        assert_eq!(
+            singular_extension(sb, sb, beta, true, Node::Cut, 0),
+            Some(-1)
+        );
     }
 
     #[test]
