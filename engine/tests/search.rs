@@ -169,3 +169,18 @@ fn a_searcher_plays_the_shapes_of_its_params_as_they_are_when_it_searches() {
         "the shapes must matter"
     );
 }
+
+#[test]
+fn probcut_keeps_the_tactics_it_could_cut() {
+    // ProbCut cuts a node on a capture's reduced search; it must not cut the line that holds
+    // the tactic. Searched with and without it, deep enough for ProbCut to act (depth 5 and
+    // more), the knight fork stays found. (WAC 1-12 in bench_epd run with every feature on.)
+    for probcut in [true, false] {
+        let pos = Board::from_fen(chess(), "r3k3/8/8/1N6/8/8/8/4K3 w - - 0 1").expect("valid");
+        let mut s = Searcher::<Board>::new(8, Params::default());
+        s.features.probcut = probcut;
+        let r = s.search(&pos, &[], &depth(8), |_| {});
+        let best = pos.move_info(r.best.expect("a move")).uci();
+        assert_eq!(best, "b5c7", "probcut {probcut}");
+    }
+}

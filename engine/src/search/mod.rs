@@ -121,6 +121,8 @@ pub struct Features {
     pub tt_cutoffs: bool,
     /// Killer and history ordering.
     pub ordering: bool,
+    /// ProbCut: a capture that beats beta by a margin at reduced depth cuts the node.
+    pub probcut: bool,
 }
 
 impl Default for Features {
@@ -132,6 +134,7 @@ impl Default for Features {
             aspiration: true,
             tt_cutoffs: true,
             ordering: true,
+            probcut: true,
         }
     }
 }
@@ -145,6 +148,7 @@ impl Features {
         aspiration: false,
         tt_cutoffs: false,
         ordering: false,
+        probcut: false,
     };
 }
 
@@ -771,6 +775,60 @@ impl<P: SearchPosition> Searcher<P> {
             }
             if s >= beta {
                 return if s >= MATE_BOUND { beta } else { s };
+            }
+        }
+        // ProbCut: a capture whose quiescence and then a search four plies shallower both
+        // beat beta by a clear margin would, with high probability, beat beta at full depth:
+        // the node is cut without searching its quiet moves. Skipped when the table already
+        // says a search nearly as deep stayed below that margin.
+        let probcut_beta = beta + 200 - 50 * i32::from(improving);
+        if self.features.probcut
+            && !pv_node
+            && !in_check
+            && excluded.is_none()
+            && depth >= 5
+            && beta.abs() < MATE_BOUND
+            && !matches!((entry, tt_score),
+                (Some(e), Some(s)) if i32::from(e.depth) >= depth - 3 && s < probcut_beta)
+        {
+            let mut captures = MoveList::new();
+            pos.tactical_moves(&mut captures);
+            for &mv in captures.iter() {
+                if !pos.see_ge(mv, probcut_beta - static_eval, &self.params) {
+                    continue;
+                }
+                let info = pos.move_info(mv);
+                let played = Self::piece_to(pos, &info);
+                let undo = pos.make_move(mv);
+                self.keys.push(key);
+                self.stack[ply].played = played;
+                let mut s = -self.qsearch(pos, ply + 1, -probcut_beta, -probcut_beta + 1);
+                if s >= probcut_beta {
+                    s = -self.negamax(
+                        pos,
+                        depth - 4,
+                        ply + 1,
+                        -probcut_beta,
+                        -probcut_beta + 1,
+                        node.flipped(),
+                    );
+                }
+                self.keys.pop();
+                pos.unmake_move(mv, undo);
+                if self.stopped {
+                    return 0;
+                }
+                if s >= probcut_beta {
+                    self.tt.store(
+                        key,
+                        P::move_code(mv),
+                        score_to_tt(s, ply),
+                        tt_eval(raw_eval),
+                        depth - 3,
+                        Bound::Lower,
+                    );
+                    return s;
+                }
             }
         }
         // Internal iterative reduction: without a table move, ordering is poor and a full
