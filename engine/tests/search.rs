@@ -34,17 +34,12 @@ fn finds_mate_in_one_and_scores_it() {
 }
 
 #[test]
-fn finds_a_forced_mate_and_scores_it_as_one() {
+fn finds_mate_in_two() {
     // 1.Kc7 Ka7 2.Ra1# or 1.Kb6 Kb8 2.Rh8# mate in two; no mate in one (a7 is free).
-    // KNOWN WEAKNESS (bench 2845783): the search may settle for a longer mate (mate in 5 here),
-    // because once alpha is a mate score, futility and late-move pruning skip quiet moves,
-    // the mating rook checks among them. Until that is fixed (and kept by an SPRT), this test
-    // asks for a forced mate scored as a mate, never a mate in one that does not exist.
+    // Once alpha is a mate score nothing is pruned: futility and late-move pruning would skip
+    // the quiet mating rook checks, and the search would settle for a longer mate.
     let (_, r) = search_fen("k7/8/2K5/8/8/8/8/7R w - - 0 1", depth(12));
-    match Score::from_internal(r.score) {
-        Score::Mate(n) => assert!((2..=6).contains(&n), "{r:?}"),
-        other => panic!("no mate found: {other:?} {r:?}"),
-    }
+    assert_eq!(Score::from_internal(r.score), Score::Mate(2), "{r:?}");
 }
 
 #[test]

@@ -867,7 +867,7 @@ impl<P: SearchPosition> Searcher<P> {
                 0
             };
 
-            if may_prune && best > -MATE_BOUND {
+            if may_prune && best > -MATE_BOUND && alpha < MATE_BOUND {
                 if quiet {
                     if skip_quiets {
                         continue;
