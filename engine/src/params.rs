@@ -157,6 +157,10 @@ tunables! {
     bishop_pair_mg "BishopPairMg" = 25, 0, 100, 4.0, 0.002, All;
     bishop_pair_eg "BishopPairEg" = 52, 0, 120, 4.0, 0.002, All;
     rook_open_mg "RookOpenFileMg" = 28, 0, 80, 3.0, 0.002, All;
+    knight_outpost_mg "KnightOutpostMg" = 25, 0, 100, 3.0, 0.002, All;
+    knight_outpost_eg "KnightOutpostEg" = 15, 0, 100, 3.0, 0.002, All;
+    bishop_outpost_mg "BishopOutpostMg" = 15, 0, 100, 3.0, 0.002, All;
+    bishop_outpost_eg "BishopOutpostEg" = 8, 0, 100, 3.0, 0.002, All;
     rook_open_eg "RookOpenFileEg" = 10, 0, 80, 3.0, 0.002, All;
     rook_semi_mg "RookSemiOpenFileMg" = 19, 0, 60, 3.0, 0.002, All;
     rook_semi_eg "RookSemiOpenFileEg" = 8, 0, 60, 3.0, 0.002, All;

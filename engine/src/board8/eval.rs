@@ -494,6 +494,24 @@ mod tests {
     }
 
     #[test]
+    fn minor_pieces_on_outposts() {
+        // The d5 knight, defended by the e4 pawn; no black pawn on the c or e files can ever
+        // attack d5.
+        let outpost = "4k3/8/8/3N4/4P3/8/8/4K3 w - - 0 1";
+        assert!(delta(outpost, |p| p.knight_outpost_eg += 10) > 0);
+        // A black pawn on c7 can still drive it away: no outpost.
+        let contested = "4k3/2p5/8/3N4/4P3/8/8/4K3 w - - 0 1";
+        assert_eq!(delta(contested, |p| p.knight_outpost_eg += 10), 0);
+        // Undefended: no outpost.
+        let loose = "4k3/8/8/3N4/8/8/8/4K3 w - - 0 1";
+        assert_eq!(delta(loose, |p| p.knight_outpost_eg += 10), 0);
+        // The same square held by a bishop takes the bishop's weight, not the knight's.
+        let bishop = "4k3/8/8/3B4/4P3/8/8/4K3 w - - 0 1";
+        assert!(delta(bishop, |p| p.bishop_outpost_eg += 10) > 0);
+        assert_eq!(delta(bishop, |p| p.knight_outpost_eg += 10), 0);
+    }
+
+    #[test]
     fn a_passer_far_from_the_enemy_king_and_free_scores_more() {
         // A pawn on e6 (rank weight 4), the black king four files away on a8.
         let far = "k7/8/4P3/8/8/8/8/7K w - - 0 1";

@@ -2,10 +2,10 @@
 //!
 //! The 8x8 board (`board8`, u64 bitboards) and the Gustavian board (`gustavian`, u128
 //! bitboards on a 10x8 grid with holes) score a position with the same terms: tapered
-//! material, piece-square shapes, mobility, rooks on open files, bishop pair, threats (pieces
-//! attacked by cheaper ones, and pieces attacked and undefended), the attack on the enemy
-//! king (its attackers and, once two attack, the zone squares they hit and their safe
-//! checks), pawn structure, king shelter, castling. Written twice, the copies would drift apart with every tuning change, so the
+//! material, piece-square shapes, mobility, minor pieces on outposts, rooks on open files,
+//! bishop pair, threats (pieces attacked by cheaper ones, and pieces attacked and undefended),
+//! the attack on the enemy king (its attackers and, once two attack, the zone squares they hit
+//! and their safe checks), pawn structure, king shelter, castling. Written twice, the copies would drift apart with every tuning change, so the
 //! terms live here once, in [`evaluate_side`].
 //!
 //! A board takes part by implementing [`EvalBoard`]: its piece sets, attack sets and file
@@ -296,17 +296,32 @@ fn evaluate_side<B: EvalBoard>(
     let mut rook_reach = B::Bitboard::EMPTY;
     let mut queen_reach = B::Bitboard::EMPTY;
 
+    // An outpost: a square in the enemy's half, defended by an own pawn, that no enemy pawn
+    // can ever attack. A minor piece there can only be driven off by a piece trade.
+    let outpost = |sq: B::Square| {
+        (3..=5).contains(&B::relative_rank(color, sq))
+            && (own_pawns & B::pawn_attack_set(them, B::square_bb(sq))).nonempty()
+            && (B::passed_span(color, sq) & B::adjacent_files(sq.file()) & their_pawns).is_empty()
+    };
     for sq in board.pieces(color, Role::Knight) {
         let weights = (p.knight_mob_mg, p.knight_mob_eg);
         let reach = B::knight_attacks(sq);
         knight_reach = knight_reach | reach;
         act.piece(reach, safe, zone, weights, 4);
+        if outpost(sq) {
+            mg += p.knight_outpost_mg;
+            eg += p.knight_outpost_eg;
+        }
     }
     for sq in board.pieces(color, Role::Bishop) {
         let weights = (p.bishop_mob_mg, p.bishop_mob_eg);
         let reach = B::bishop_attacks(sq, occ);
         bishop_reach = bishop_reach | reach;
         act.piece(reach, safe, zone, weights, 6);
+        if outpost(sq) {
+            mg += p.bishop_outpost_mg;
+            eg += p.bishop_outpost_eg;
+        }
     }
     let minor_reach = knight_reach | bishop_reach;
     for sq in board.pieces(color, Role::Rook) {
