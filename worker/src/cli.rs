@@ -49,6 +49,39 @@ enum Command {
     BenchGames(BenchArgs),
     /// Labelled positions (`FEN [result]`) from PGN games, for `engine tune-squares`.
     Positions(PositionsArgs),
+    /// Positions relabelled by an engine's evaluation (`FEN [p]`), for `engine tune-squares`.
+    Label(LabelArgs),
+}
+
+#[derive(Args, Debug)]
+struct LabelArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// `FEN [result]` lines (what `worker positions` writes).
+    #[arg(long)]
+    positions: PathBuf,
+    /// Output file: the same lines, each labelled `[p]` by the engine.
+    #[arg(long)]
+    out: PathBuf,
+    /// The engine that labels: `cmd=/usr/games/stockfish,option.Hash=16` or our engine
+    /// (`internal`), as `worker match --engine1` takes it.
+    #[arg(long, default_value = "internal")]
+    engine: String,
+    /// Nodes searched per position.
+    #[arg(long, conflicts_with = "depth")]
+    nodes: Option<u64>,
+    /// Depth searched per position (instead of nodes).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Centipawns per factor of ten in the odds, `p = 1 / (1 + 10^(-cp / scale))`.
+    #[arg(long, default_value_t = 400.0)]
+    scale: f64,
+    /// The engine's share of each label; the game's result has the rest.
+    #[arg(long, default_value_t = 1.0)]
+    lambda: f64,
+    /// Engines searching at once (default: every core).
+    #[arg(long)]
+    concurrency: Option<usize>,
 }
 
 #[derive(Args, Debug)]
@@ -238,6 +271,7 @@ fn run(cli: Cli) -> Result<(), WorkerError> {
         Command::Match(a) => run_match_command(*a),
         Command::Book(a) => run_book(a),
         Command::Positions(a) => run_positions(a),
+        Command::Label(a) => run_label(a),
         Command::BenchGames(a) => {
             let rules = a.rules.rules()?;
             let config = BenchConfig {
@@ -540,6 +574,34 @@ fn run_positions(a: PositionsArgs) -> Result<(), WorkerError> {
         tally.positions,
         tally.games,
         tally.skipped_games,
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn run_label(a: LabelArgs) -> Result<(), WorkerError> {
+    let tc = match (a.nodes, a.depth) {
+        (Some(0), _) => return Err(WorkerError::TimeControl("nodes=0".into())),
+        (Some(n), _) => TimeControl::Nodes(n),
+        (None, Some(d)) => format!("depth={d}").parse()?,
+        (None, None) => TimeControl::Nodes(20_000),
+    };
+    let mut config = crate::label::LabelConfig::new(a.rules.rules()?, tc);
+    config.scale = a.scale;
+    config.lambda = a.lambda;
+    config.concurrency = a.concurrency.unwrap_or_else(default_concurrency);
+    let engine = player(&a.engine, None, "labeller")?;
+    let input = File::open(&a.positions)
+        .map_err(|e| WorkerError::Invalid(format!("cannot read {}: {e}", a.positions.display())))?;
+    let mut out = create(&a.out)?;
+    let tally = crate::label::label(std::io::BufReader::new(input), &mut out, &engine, &config)
+        .map_err(|e| WorkerError::Invalid(format!("{}: {e}", a.positions.display())))?;
+    println!(
+        "{} positions labelled by {} at {} ({} scored as mates) written to {}",
+        tally.positions,
+        engine.name(),
+        tc,
+        tally.mates,
         a.out.display()
     );
     Ok(())

@@ -10,6 +10,7 @@
 //!   [`record::PairResult`]: the unit of work of the cluster;
 //! * [`matches`] runs many pairs concurrently on blocking threads and streams their results;
 //! * [`book`] reads and generates opening books, [`pgn`] writes and reads PGN;
+//! * [`label`] relabels positions by an engine's evaluation, for tuning;
 //! * [`cli`] is the `worker` command line.
 //!
 //! ```no_run
@@ -36,6 +37,7 @@ pub mod book;
 pub mod cli;
 pub mod cluster;
 pub mod error;
+pub mod label;
 pub mod limits;
 pub mod matches;
 pub mod pair;

@@ -271,3 +271,143 @@ fn book_command_writes_a_valid_book() {
     let book = worker::book::Book::load(&out, rules).expect("valid");
     assert_eq!(book.positions.len(), 3);
 }
+
+/// Positions relabelled by an engine: every line comes back in order with the engine's
+/// expected score from White's side, the tuner reads them, and Stockfish (the real peer, when
+/// installed) labels through the UCI player the same way.
+#[test]
+fn label_command_relabels_positions_by_an_engine() {
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    // Black to move, a queen down.
+    const QUEEN_UP: &str = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3";
+    let dir = tempfile::tempdir().expect("dir");
+    let path = |p: &std::path::Path| p.to_str().expect("utf8").to_string();
+    let input = dir.path().join("positions.txt");
+    let mut text = String::new();
+    for i in 0..10 {
+        let fen = if i % 2 == 0 { START } else { QUEEN_UP };
+        text.push_str(&format!("{fen} [0.0]\n"));
+    }
+    std::fs::write(&input, &text).expect("write");
+    let output = dir.path().join("labelled.txt");
+    let label = |engine: &str, nodes: &str| {
+        worker(&[
+            "label",
+            "--variant",
+            "chess",
+            "--positions",
+            &path(&input),
+            "--out",
+            &path(&output),
+            "--engine",
+            engine,
+            "--nodes",
+            nodes,
+            "--concurrency",
+            "2",
+        ])
+    };
+    let check = |out: Output| {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("10 positions labelled"), "{stdout}");
+        let labelled = std::fs::read_to_string(&output).expect("output");
+        let lines: Vec<&str> = labelled.lines().collect();
+        assert_eq!(lines.len(), 10, "{labelled}");
+        for (i, l) in lines.iter().enumerate() {
+            let p = engine::tune::parse_line(i + 1, l)
+                .expect("readable")
+                .expect("a position");
+            if i % 2 == 1 {
+                assert_eq!(p.fen, QUEEN_UP);
+                assert!(p.result > 0.9, "White's side: {l}");
+            } else {
+                assert_eq!(p.fen, START);
+                assert!((0.3..0.7).contains(&p.result), "{l}");
+            }
+        }
+        let rules = engine::Rules::default_for(engine::Variant::Chess);
+        let samples =
+            engine::tune::Samples::read(&labelled, rules, &engine::params::Params::default())
+                .expect("the tuner reads every line");
+        assert_eq!(samples.read, 10);
+    };
+    check(label("internal", "300"));
+    let stockfish = ["/usr/games/stockfish", "/usr/bin/stockfish"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
+    match stockfish {
+        Some(sf) => check(label(&format!("cmd={sf},option.Hash=4"), "2000")),
+        None => eprintln!("Stockfish is not installed: its labels are not checked"),
+    }
+}
+
+#[test]
+fn label_command_refuses_bad_input() {
+    let dir = tempfile::tempdir().expect("dir");
+    let good = dir.path().join("good.txt");
+    std::fs::write(
+        &good,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 [0.5]\n",
+    )
+    .expect("write");
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(
+        &bad,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 [0.5]\nnot a position [1.0]\n",
+    )
+    .expect("write");
+    let (good, bad) = (good.to_str().expect("utf8"), bad.to_str().expect("utf8"));
+    let out = dir.path().join("out.txt");
+    let out = out.to_str().expect("utf8");
+    let with = |positions: &str, out: &str, extra: &[&str]| {
+        let mut v = vec![
+            "label",
+            "--variant",
+            "chess",
+            "--nodes",
+            "100",
+            "--positions",
+        ];
+        v.push(positions);
+        v.extend(["--out", out]);
+        v.extend(extra);
+        v.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let refused_with = |positions: &str, out: &str, extra: &[&str], needle: &str| {
+        let v = with(positions, out, extra);
+        let v: Vec<&str> = v.iter().map(String::as_str).collect();
+        refused(&v, needle);
+    };
+    refused_with("/nonexistent.txt", out, &[], "cannot read /nonexistent.txt");
+    refused_with(bad, out, &[], "positions line 2");
+    refused_with(good, "/nonexistent/dir/out.txt", &[], "cannot write");
+    refused_with(good, out, &["--lambda", "1.5"], "lambda 1.5");
+    refused_with(good, out, &["--scale=-3"], "scale -3");
+    refused_with(good, out, &["--concurrency", "0"], "concurrency");
+    refused_with(good, out, &["--engine", "cmd="], "bad engine spec");
+    refused_with(
+        good,
+        out,
+        &["--engine", "cmd=/nonexistent/engine"],
+        "failed to start",
+    );
+    refused(
+        &[
+            "label",
+            "--variant",
+            "chess",
+            "--nodes",
+            "0",
+            "--positions",
+            good,
+            "--out",
+            out,
+        ],
+        "nodes=0",
+    );
+}

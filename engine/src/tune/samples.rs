@@ -20,7 +20,8 @@ pub struct Labelled<'a> {
 }
 
 /// Parses `FEN [1.0]`, `FEN [0.5]` or `FEN [0.0]` (also `[1]`, `[0]`, `[1-0]`, `[1/2-1/2]`,
-/// `[0-1]`); `None` for a blank line or a `#` comment.
+/// `[0-1]`), or any expected score in between (`FEN [0.7311]`: what `worker label` writes
+/// from an engine's evaluation); `None` for a blank line or a `#` comment.
 pub fn parse_line(line: usize, text: &str) -> Result<Option<Labelled<'_>>, TuneError> {
     let t = text.trim();
     if t.is_empty() || t.starts_with('#') {
@@ -32,7 +33,7 @@ pub fn parse_line(line: usize, text: &str) -> Result<Option<Labelled<'_>>, TuneE
     };
     let open = t
         .rfind('[')
-        .ok_or_else(|| syntax("no result: expected `FEN [1.0]`, `[0.5]` or `[0.0]`"))?;
+        .ok_or_else(|| syntax("no result: expected `FEN [1.0]`, `[0.5]`, `[0.0]` or a score between"))?;
     let label = t[open + 1..]
         .strip_suffix(']')
         .ok_or_else(|| syntax("the result has no closing `]`"))?
@@ -41,11 +42,14 @@ pub fn parse_line(line: usize, text: &str) -> Result<Option<Labelled<'_>>, TuneE
         "1" | "1.0" | "1-0" => 1.0,
         "0.5" | "1/2-1/2" => 0.5,
         "0" | "0.0" | "0-1" => 0.0,
-        other => {
-            return Err(syntax(&format!(
-                "result {other:?} is none of 1.0, 0.5, 0.0 (or 1-0, 1/2-1/2, 0-1)"
-            )))
-        }
+        other => match other.parse::<f32>() {
+            Ok(v) if (0.0..=1.0).contains(&v) => v,
+            _ => {
+                return Err(syntax(&format!(
+                    "result {other:?} is none of 1-0, 1/2-1/2, 0-1 and no score from 0.0 to 1.0"
+                )))
+            }
+        },
     };
     let fen = t[..open].trim();
     if fen.is_empty() {
@@ -254,7 +258,18 @@ mod tests {
         }
         assert!(parse_line(1, "  ").expect("blank").is_none());
         assert!(parse_line(1, "# comment").expect("comment").is_none());
-        for bad in [start.to_string(), format!("{start} [2.0]"), "[1.0]".into()] {
+        let scored = format!("{start} [0.7311]");
+        let l = parse_line(4, &scored).expect("parses");
+        assert_eq!(l.map(|l| l.result), Some(0.7311), "an expected score");
+        for bad in [
+            start.to_string(),
+            format!("{start} [2.0]"),
+            format!("{start} [-0.1]"),
+            format!("{start} [NaN]"),
+            format!("{start} [inf]"),
+            format!("{start} [0.5x]"),
+            "[1.0]".into(),
+        ] {
             let e = parse_line(7, &bad).expect_err("refused");
             assert!(e.to_string().starts_with("positions line 7:"), "{e}");
         }
