@@ -31,9 +31,9 @@ pub fn parse_line(line: usize, text: &str) -> Result<Option<Labelled<'_>>, TuneE
         line,
         detail: detail.to_string(),
     };
-    let open = t
-        .rfind('[')
-        .ok_or_else(|| syntax("no result: expected `FEN [1.0]`, `[0.5]`, `[0.0]` or a score between"))?;
+    let open = t.rfind('[').ok_or_else(|| {
+        syntax("no result: expected `FEN [1.0]`, `[0.5]`, `[0.0]` or a score between")
+    })?;
     let label = t[open + 1..]
         .strip_suffix(']')
         .ok_or_else(|| syntax("the result has no closing `]`"))?
@@ -56,6 +56,11 @@ pub fn parse_line(line: usize, text: &str) -> Result<Option<Labelled<'_>>, TuneE
         return Err(syntax("no FEN before the result"));
     }
     Ok(Some(Labelled { fen, result }))
+}
+
+/// Whether `label` is a game's result (0, 1/2 or 1) rather than an engine's expected score.
+fn is_outcome(label: f32) -> bool {
+    label == 0.0 || label == 0.5 || label == 1.0
 }
 
 /// A table entry's index in a flat `[role][square]` array.
@@ -155,7 +160,9 @@ impl Samples {
     /// position tests the fit on games it trained on: the fitted chess table that its SPRT
     /// rejected by 300 Elo had looked better held out. The lines carry no game, but
     /// `worker positions` (and the usual extractors) write a game's positions in order, so a
-    /// game is told from the next by its result changing or its move number going back.
+    /// game is told from the next by its result changing or its move number going back. An
+    /// engine's score (`worker label`: any value between the results) changes every line, so
+    /// only a change from one game result to another counts.
     pub fn read(text: &str, rules: Rules, params: &Params) -> Result<Samples, TuneError> {
         let mut fixed = params.clone();
         fixed.square_table_scale = 0;
@@ -169,8 +176,10 @@ impl Samples {
             };
             out.read += 1;
             let moves = fullmove(l.fen);
-            let same_game =
-                last.is_some_and(|(result, before)| result == l.result && moves >= before);
+            let same_game = last.is_some_and(|(result, before)| {
+                let other_result = result != l.result && is_outcome(result) && is_outcome(l.result);
+                !other_result && moves >= before
+            });
             if !same_game {
                 out.games += 1;
             }
@@ -324,6 +333,17 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 12 [0.5]
         both.append(s);
         assert_eq!(both.game[7..], [4, 4, 4, 5, 6, 6, 7]);
         assert_eq!(both.games, 8);
+        // Scores change every line: only the move number going back starts a game.
+        let scored = "\
+4k3/8/8/8/8/8/4P3/4K3 w - - 0 10 [0.6100]
+4k3/8/8/8/8/4P3/8/4K3 b - - 0 10 [0.6453]
+4k3/8/8/8/4P3/8/8/4K3 w - - 0 12 [0.5]
+4k3/8/8/8/8/8/4P3/4K3 w - - 0 9 [0.5512]
+4k3/8/8/8/8/8/4P3/4K3 w - - 0 11 [0.5]
+4k3/8/8/8/8/8/4P3/4K3 w - - 0 12 [1.0]
+";
+        let s = Samples::read(scored, rules, &Params::default()).expect("reads");
+        assert_eq!(s.game, vec![0, 0, 0, 1, 1, 2]);
     }
 
     #[test]
