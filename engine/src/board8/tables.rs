@@ -4,8 +4,8 @@
 use crate::eval::squares::SquareTable;
 use crate::variant::{Rules, Variant};
 
-/// Orthodox chess's table.
-const CHESS_TABLE: SquareTable = include!("tables/chess.rs");
+/// Orthodox chess's table (its file is laid out as diagrams, the eighth rank first).
+const CHESS_TABLE: SquareTable = SquareTable::from_diagram(include!("tables/chess.rs"));
 static CHESS: SquareTable = CHESS_TABLE;
 /// Whether chess's table adds anything: a table of zeros (none fitted, or a fit rejected) is
 /// not summed over the pieces at every evaluation.
@@ -51,5 +51,17 @@ pub(crate) mod testing {
         let out = f();
         TABLE.set(before);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped file, read as `tune-squares` wrote it, is the table the evaluation uses.
+    #[test]
+    fn the_shipped_table_is_its_file_read_as_diagrams() {
+        let read = crate::tune::emit::literal_order(include_str!("tables/chess.rs"));
+        assert_eq!(SquareTable::from_diagram(read), CHESS);
     }
 }

@@ -35,6 +35,28 @@ impl SquareTable {
         eg: [[0; SQUARES]; ROLES],
     };
 
+    /// The table whose source reads `diagram`: each role's squares in the order
+    /// [`table_source`](crate::tune::table_source) writes them, a board seen from the piece's
+    /// side with the eighth rank first, turned back into index order (a1 first). An included
+    /// table file must go through this: read as written, its index 0 would be a8, and every
+    /// value would sit on the square mirrored by rank (the fitted chess table lost 300 and then
+    /// 400 Elo that way: a king rewarded for the eighth rank, pawns for the second).
+    pub const fn from_diagram(diagram: SquareTable) -> SquareTable {
+        let mut t = SquareTable::ZERO;
+        let mut r = 0;
+        while r < ROLES {
+            let mut sq = 0;
+            while sq < SQUARES {
+                let mirrored = sq ^ 56;
+                t.mg[r][sq] = diagram.mg[r][mirrored];
+                t.eg[r][sq] = diagram.eg[r][mirrored];
+                sq += 1;
+            }
+            r += 1;
+        }
+        t
+    }
+
     /// Whether every value is zero (a table not fitted yet, which the evaluation skips).
     pub const fn is_zero(&self) -> bool {
         let mut r = 0;

@@ -35,9 +35,55 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
     out
 }
 
+/// The numbers of a table's source in the order an array literal reads them (what
+/// `include!` of the file gives), comments skipped.
+#[cfg(test)]
+pub(crate) fn literal_order(src: &str) -> SquareTable {
+    let numbers: Vec<i16> = src
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .flat_map(|l| l.split(|c: char| !(c.is_ascii_digit() || c == '-')))
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().expect("a number"))
+        .collect();
+    assert_eq!(numbers.len(), 2 * ROLES * SQUARES, "every value once");
+    let mut t = SquareTable::ZERO;
+    for (i, v) in numbers.into_iter().enumerate() {
+        let (phase, rest) = (i / (ROLES * SQUARES), i % (ROLES * SQUARES));
+        let (role, sq) = (rest / SQUARES, rest % SQUARES);
+        if phase == 0 {
+            t.mg[role][sq] = v;
+        } else {
+            t.eg[role][sq] = v;
+        }
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the engine includes is what was fitted: the source read as an array literal and
+    /// turned back by `from_diagram` gives every value on its own square. It fails when the
+    /// include reads the diagrams as index order (the bug that mirrored the fitted chess table).
+    #[test]
+    fn an_emitted_table_included_back_is_the_table_fitted() {
+        let mut t = SquareTable::ZERO;
+        for r in 0..ROLES {
+            for sq in 0..SQUARES {
+                t.mg[r][sq] = (r * 100 + sq) as i16;
+                t.eg[r][sq] = -((r * 100 + sq) as i16);
+            }
+        }
+        let src = table_source(&t, &["a test".into()]);
+        let read = literal_order(&src);
+        assert_ne!(
+            read, t,
+            "the file is laid out as diagrams, not in index order"
+        );
+        assert_eq!(SquareTable::from_diagram(read), t);
+    }
 
     #[test]
     fn the_source_lays_squares_out_rank_eight_first() {

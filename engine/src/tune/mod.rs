@@ -15,7 +15,7 @@
 //! game's positions share its result: holding out every tenth line let the rejected chess fit
 //! test itself on the games it had learned.
 
-mod emit;
+pub(crate) mod emit;
 mod fit;
 mod samples;
 
