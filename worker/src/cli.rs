@@ -382,15 +382,24 @@ fn create(path: &Path) -> Result<BufWriter<File>, WorkerError> {
         })
 }
 
+/// The limit of `--nodes N` or `--depth D`, checked as a `--tc nodes=N` / `depth=D` is
+/// (zero nodes, or a depth outside 1..=100, is refused); `None` when neither is given.
+/// Clap keeps the two options apart, so `nodes` wins only in a call from code.
+fn node_or_depth(
+    nodes: Option<u64>,
+    depth: Option<u32>,
+) -> Result<Option<TimeControl>, WorkerError> {
+    match (nodes, depth) {
+        (Some(n), _) => Ok(Some(format!("nodes={n}").parse()?)),
+        (None, Some(d)) => Ok(Some(format!("depth={d}").parse()?)),
+        (None, None) => Ok(None),
+    }
+}
+
 fn run_match_command(a: MatchArgs) -> Result<(), WorkerError> {
     let rules = a.rules.rules()?;
-    let tc = if let Some(n) = a.nodes {
-        if n == 0 {
-            return Err(WorkerError::TimeControl("nodes=0".into()));
-        }
-        TimeControl::Nodes(n)
-    } else if let Some(d) = a.depth {
-        format!("depth={d}").parse()?
+    let tc = if let Some(tc) = node_or_depth(a.nodes, a.depth)? {
+        tc
     } else if let Some(t) = a.movetime {
         format!("movetime={t}").parse()?
     } else if let Some(tc) = &a.tc {
@@ -580,12 +589,7 @@ fn run_positions(a: PositionsArgs) -> Result<(), WorkerError> {
 }
 
 fn run_label(a: LabelArgs) -> Result<(), WorkerError> {
-    let tc = match (a.nodes, a.depth) {
-        (Some(0), _) => return Err(WorkerError::TimeControl("nodes=0".into())),
-        (Some(n), _) => TimeControl::Nodes(n),
-        (None, Some(d)) => format!("depth={d}").parse()?,
-        (None, None) => TimeControl::Nodes(20_000),
-    };
+    let tc = node_or_depth(a.nodes, a.depth)?.unwrap_or(TimeControl::Nodes(20_000));
     let mut config = crate::label::LabelConfig::new(a.rules.rules()?, tc);
     config.scale = a.scale;
     config.lambda = a.lambda;
@@ -653,4 +657,30 @@ fn run_book(a: BookArgs) -> Result<(), WorkerError> {
         None => print!("{text}"),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_or_depth_are_checked_as_a_time_control_is() {
+        assert_eq!(
+            node_or_depth(Some(5000), None).expect("nodes"),
+            Some(TimeControl::Nodes(5000))
+        );
+        assert_eq!(
+            node_or_depth(None, Some(12)).expect("depth"),
+            Some(TimeControl::Depth(12))
+        );
+        assert_eq!(node_or_depth(None, None).expect("neither"), None);
+        for (nodes, depth, named) in [
+            (Some(0), None, "nodes=0"),
+            (None, Some(0), "depth=0"),
+            (None, Some(101), "depth=101"),
+        ] {
+            let e = node_or_depth(nodes, depth).expect_err(named).to_string();
+            assert!(e.contains(named), "{named}: {e}");
+        }
+    }
 }
