@@ -569,20 +569,23 @@ fn run_positions(a: PositionsArgs) -> Result<(), WorkerError> {
     };
     let mut out = BufWriter::new(File::create(&a.out).map_err(output)?);
     let mut tally = crate::positions::Tally::default();
+    let mut seen = crate::positions::SeenGames::default();
     for path in &a.pgn {
         let text = std::fs::read_to_string(path)
             .map_err(|e| WorkerError::Invalid(format!("cannot read {}: {e}", path.display())))?;
         let games = crate::pgn::read(&text)
             .map_err(|e| WorkerError::Invalid(format!("{}: {e}", path.display())))?;
-        crate::positions::write_positions(&games, 1, filter, &mut out, &mut tally)
+        crate::positions::write_positions(&games, 1, filter, &mut seen, &mut out, &mut tally)
             .map_err(|e| WorkerError::Invalid(format!("{}: {e}", path.display())))?;
     }
     out.flush().map_err(output)?;
     println!(
-        "{} positions from {} games ({} skipped: other rules or unfinished) written to {}",
+        "{} positions from {} games ({} skipped: other rules or unfinished; {} repeating an \
+         earlier game move for move) written to {}",
         tally.positions,
         tally.games,
         tally.skipped_games,
+        tally.repeated_games,
         a.out.display()
     );
     Ok(())

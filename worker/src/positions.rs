@@ -6,7 +6,13 @@
 //! plies (which the book chose, not the players), not in check, and not one where the move
 //! played captures or promotes (the evaluation would miss the material in flight) or the
 //! mover's score was a mate (the result was decided, whatever the evaluation says).
+//!
+//! A game that repeats an earlier one move for move is skipped: a deterministic engine
+//! playing itself at a fixed node count plays the same game with colours reversed, so half of
+//! such a match would otherwise be written twice, and labelled twice by `worker label`.
 
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::io::Write;
 
 use engine::dispatch::{with_position, WithPosition};
@@ -30,8 +36,26 @@ pub struct Tally {
     pub games: usize,
     /// Games skipped: other rules, or no result (`*`).
     pub skipped_games: usize,
+    /// Games skipped because an earlier game had the same start, moves and result.
+    pub repeated_games: usize,
     /// Positions written.
     pub positions: usize,
+}
+
+/// The games written so far, by a hash of their start position, moves and result: eight
+/// bytes a game, not a copy of its positions.
+#[derive(Debug, Default)]
+pub struct SeenGames(HashSet<u64>);
+
+impl SeenGames {
+    /// Whether `game` is new (and now seen).
+    fn insert(&mut self, game: &PgnGame) -> bool {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        game.tag("FEN").hash(&mut h);
+        game.moves.hash(&mut h);
+        game.result.hash(&mut h);
+        self.0.insert(h.finish())
+    }
 }
 
 /// The label of a result token, from White's side.
@@ -44,13 +68,15 @@ fn label(result: &str) -> Option<&'static str> {
     }
 }
 
-/// Writes the kept positions of `games` to `out`, adding to `tally`. `first` is the 1-based
-/// number of `games[0]` in its file, for error messages. A game that does not replay is an
-/// error naming it: its positions would be wrong.
+/// Writes the kept positions of `games` to `out`, adding to `tally`; a game already in `seen`
+/// (from these games or earlier ones) is counted and skipped. `first` is the 1-based number
+/// of `games[0]` in its file, for error messages. A game that does not replay is an error
+/// naming it: its positions would be wrong.
 pub fn write_positions(
     games: &[PgnGame],
     first: usize,
     filter: Filter,
+    seen: &mut SeenGames,
     out: &mut impl Write,
     tally: &mut Tally,
 ) -> Result<(), PositionsError> {
@@ -64,6 +90,10 @@ pub fn write_positions(
             tally.skipped_games += 1;
             continue;
         };
+        if !seen.insert(game) {
+            tally.repeated_games += 1;
+            continue;
+        }
         let lines = with_position(
             rules,
             Extract {
@@ -152,7 +182,15 @@ mod tests {
         };
         let mut out = Vec::new();
         let mut tally = Tally::default();
-        write_positions(&games, 1, filter, &mut out, &mut tally).expect("writes");
+        write_positions(
+            &games,
+            1,
+            filter,
+            &mut SeenGames::default(),
+            &mut out,
+            &mut tally,
+        )
+        .expect("writes");
         (String::from_utf8(out).expect("text"), tally)
     }
 
@@ -185,8 +223,36 @@ mod tests {
             rules: Rules::default_for(engine::Variant::Chess),
             skip_plies: 0,
         };
-        let e = write_positions(&games, 7, filter, &mut Vec::new(), &mut Tally::default())
-            .expect_err("refused");
+        let e = write_positions(
+            &games,
+            7,
+            filter,
+            &mut SeenGames::default(),
+            &mut Vec::new(),
+            &mut Tally::default(),
+        )
+        .expect_err("refused");
         assert!(e.to_string().contains("game 7, ply 3 (Ke3)"), "{e}");
+    }
+
+    #[test]
+    fn a_game_played_again_move_for_move_is_written_once() {
+        let twice = format!("{GAME}{GAME}");
+        let games = read(&twice).expect("reads");
+        let filter = Filter {
+            rules: Rules::default_for(engine::Variant::Chess),
+            skip_plies: 0,
+        };
+        let mut seen = SeenGames::default();
+        let mut tally = Tally::default();
+        let mut out = Vec::new();
+        write_positions(&games, 1, filter, &mut seen, &mut out, &mut tally).expect("writes");
+        assert_eq!((tally.games, tally.repeated_games), (1, 1), "{tally:?}");
+        assert_eq!(tally.positions, 5);
+        // Across calls (a second PGN file) too; another result is another game.
+        let other = GAME.replace("1-0", "0-1");
+        let more = read(&format!("{GAME}{other}")).expect("reads");
+        write_positions(&more, 1, filter, &mut seen, &mut out, &mut tally).expect("writes");
+        assert_eq!((tally.games, tally.repeated_games), (2, 2), "{tally:?}");
     }
 }
