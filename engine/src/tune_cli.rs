@@ -42,6 +42,10 @@ pub(crate) struct TuneArgs {
     /// Start from zero instead of the table the engine has now.
     #[arg(long)]
     from_zero: bool,
+    /// Keep the material the data asks for in the table (each role's change added to its every
+    /// square) instead of dropping it: for labels from a stronger engine's evaluations.
+    #[arg(long)]
+    keep_material: bool,
     /// Write the fitted table here (the engine's is `engine/src/board8/tables/chess.rs`).
     #[arg(long)]
     out: Option<String>,
@@ -87,6 +91,7 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
         learning_rate: a.learning_rate,
         l2: a.l2,
         holdout: a.holdout,
+        keep_material: a.keep_material,
         ..FitConfig::default()
     };
     let start = if a.from_zero {
@@ -115,18 +120,28 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
         .zip(&fit.offsets)
         .map(|(r, (m, e))| format!("{} {m:+.0}/{e:+.0}", r.name()))
         .collect();
+    let kept = if a.keep_material {
+        "kept in the table"
+    } else {
+        "not kept (SPSA tunes material; --keep-material keeps it)"
+    };
     println!(
-        "material (mg/eg) the data asked for beside the table, not kept (SPSA tunes material): {}",
+        "material (mg/eg) the data asked for beside the table, {kept}: {}",
         offsets.join(", ")
     );
     if let Some(out) = &a.out {
         let header = vec![
             format!(
-                "Fitted by `engine tune-squares` on {} quiet positions of {} ({}), {} epochs,",
+                "Fitted by `engine tune-squares` on {} quiet positions of {} ({}), {} epochs{},",
                 samples.len(),
                 rules,
                 a.positions.join(", "),
-                a.epochs
+                a.epochs,
+                if a.keep_material {
+                    ", material kept"
+                } else {
+                    ""
+                }
             ),
             format!(
                 "learning rate {}, L2 {}, K {:.4}: mean squared error {:.6} -> {:.6}, held out {:.6} -> {:.6}.",
