@@ -588,6 +588,14 @@ fn run_positions(a: PositionsArgs) -> Result<(), WorkerError> {
         tally.repeated_games,
         a.out.display()
     );
+    if tally.repeated_games > 0 {
+        // The data a user meant to collect is halved: say why and how to get it whole.
+        println!(
+            "note: an engine playing itself at fixed nodes or depth plays each pair's second \
+             game as its first; for distinct games make the players differ a little, e.g. \
+             `worker match --params2 p2.txt` with `Tempo=19` in p2.txt"
+        );
+    }
     Ok(())
 }
 

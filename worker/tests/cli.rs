@@ -198,6 +198,11 @@ fn positions_command_labels_the_positions_of_played_games() {
     assert_eq!(skipped, 0, "{stdout}");
     assert_eq!(games_kept + repeated, 4, "{stdout}");
     assert!(games_kept >= 2, "one game of each pair at least: {stdout}");
+    assert_eq!(
+        repeated > 0,
+        stdout.contains("for distinct games make the players differ"),
+        "the hint comes exactly when games repeat: {stdout}"
+    );
     let text = std::fs::read_to_string(&positions).expect("positions");
     let games = worker::pgn::read(&std::fs::read_to_string(&pgn).expect("pgn")).expect("pgn");
     let labels: Vec<&str> = games
