@@ -133,14 +133,11 @@ fn positions_counts(stdout: &str) -> (usize, usize, usize) {
         let at = stdout
             .find(needle)
             .unwrap_or_else(|| panic!("no {needle:?} in {stdout}"));
-        let digits: String = stdout[..at]
-            .chars()
-            .rev()
-            .take_while(char::is_ascii_digit)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        // The run of digits that ends where the needle starts.
+        let digits = stdout[..at]
+            .rsplit(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap_or_default();
         digits
             .parse()
             .unwrap_or_else(|e| panic!("{needle:?} in {stdout}: {e}"))
@@ -237,6 +234,11 @@ fn positions_command_labels_the_positions_of_played_games() {
     assert!(
         stdout.contains("0 positions from 0 games (4 skipped"),
         "{stdout}"
+    );
+    assert_eq!(positions_counts(&stdout), (0, 4, 0), "{stdout}");
+    assert!(
+        !stdout.contains("for distinct games make the players differ"),
+        "no repeats, no hint: {stdout}"
     );
 }
 
