@@ -66,6 +66,8 @@ enum Command {
     },
     /// Fit the learned piece-square table to labelled positions (Texel's method).
     TuneSquares(crate::tune_cli::TuneArgs),
+    /// Fit the evaluation's named weights to labelled positions (Texel's method).
+    TuneWeights(crate::weights_cli::WeightsArgs),
     /// Run an EPD test suite with bm/am opcodes and report solved / total.
     Epd {
         /// The .epd file.
@@ -135,6 +137,7 @@ pub(crate) fn main() -> ExitCode {
         }
         Some(Command::Params { variant, format }) => run_params(&variant, &format),
         Some(Command::TuneSquares(args)) => crate::tune_cli::run(&args),
+        Some(Command::TuneWeights(args)) => crate::weights_cli::run(&args),
         Some(Command::Epd {
             file,
             movetime,

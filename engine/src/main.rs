@@ -3,6 +3,7 @@
 
 mod cli;
 mod tune_cli;
+mod weights_cli;
 
 fn main() -> std::process::ExitCode {
     cli::main()

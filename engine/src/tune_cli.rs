@@ -26,7 +26,8 @@ pub(crate) struct TuneArgs {
     /// The rule-set (default: the variant's default).
     #[arg(long)]
     ruleset: Option<String>,
-    /// Passes over the training positions.
+    /// Passes over the training positions; 0 fits nothing and prints the losses of the table
+    /// the engine has now (or of none, with --from-zero) on these positions.
     #[arg(long, default_value_t = FitConfig::default().epochs)]
     epochs: usize,
     /// Adam's step size in centipawns.
@@ -56,6 +57,11 @@ pub(crate) struct TuneArgs {
 }
 
 pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
+    if a.epochs == 0 && a.out.is_some() {
+        anyhow::bail!(
+            "--epochs 0 only measures the table the engine has; there is no fitted table for --out to write"
+        );
+    }
     let rules = Rules::parse(&a.variant, a.ruleset.as_deref())?;
     let current = engine::board8::square_table(rules).ok_or(TuneError::NoTable(rules))?;
     let params = Params::default();
@@ -99,6 +105,19 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
     } else {
         current
     };
+    if a.epochs == 0 {
+        let fit = config.fit(&samples, k, start, 0, |_| {});
+        let which = if a.from_zero {
+            "without a table"
+        } else {
+            "with the engine's table"
+        };
+        println!(
+            "loss {which}: train {:.6}, held out {:.6} (no epochs: nothing fitted)",
+            fit.start.train, fit.start.holdout
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let every = (a.epochs / 10).max(1);
     let fit = config.fit(&samples, k, start, every, |p| {
         println!(

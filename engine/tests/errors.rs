@@ -451,7 +451,7 @@ fn cli_exits_1_on_a_perft_mismatch() {
 }
 
 #[test]
-fn tune_squares_refuses_bad_positions_files_naming_the_problem() {
+fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
     let dir = std::env::temp_dir().join(format!("engine-tune-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let write = |name: &str, text: &str| {
@@ -483,6 +483,32 @@ fn tune_squares_refuses_bad_positions_files_naming_the_problem() {
         (
             vec!["tune-squares", "--positions", &few, "--variant", "latte"],
             "latte/normal has no learned square table".into(),
+        ),
+        (
+            vec!["tune-weights", "--positions", "/nonexistent/p.txt"],
+            "cannot read /nonexistent/p.txt".into(),
+        ),
+        (
+            vec!["tune-weights", "--positions", &label],
+            "positions line 2: result \"2\"".into(),
+        ),
+        (
+            vec!["tune-weights", "--positions", &few],
+            "only 3 quiet positions".into(),
+        ),
+        (
+            vec!["tune-weights", "--positions", &few, "--variant", "secutor"],
+            "is not played on the 8x8 board".into(),
+        ),
+        (
+            vec![
+                "tune-weights",
+                "--positions",
+                &few,
+                "--exclude",
+                "Tempo,NoSuchWeight",
+            ],
+            "no parameter named \"NoSuchWeight\"".into(),
         ),
     ];
     for (args, needle) in cases {

@@ -1,4 +1,5 @@
-//! Texel tuning of the learned piece-square tables ([`squares`](crate::eval::squares)).
+//! Texel tuning of the learned piece-square tables ([`squares`](crate::eval::squares)) and,
+//! in [`weights`], of the evaluation's named weights.
 //!
 //! SPSA tunes a few dozen weights by games; a full table per role and phase (768 values on the
 //! 8x8 board) is far beyond what games can tune. It is fitted instead to positions whose game
@@ -18,10 +19,12 @@
 pub(crate) mod emit;
 mod fit;
 mod samples;
+mod weights;
 
 pub use emit::table_source;
 pub use fit::{fit_scale, Fit, FitConfig, Progress};
-pub use samples::{parse_line, Labelled, Samples};
+pub use samples::{parse_line, quiet_positions, Counts, Labelled, Samples};
+pub use weights::{evaluate_all, Losses, Positions, Round, WeightConfig};
 
 use thiserror::Error;
 
@@ -49,6 +52,14 @@ pub enum TuneError {
     /// The rules have no learned table to tune.
     #[error("{0} has no learned square table (only orthodox chess has one)")]
     NoTable(crate::variant::Rules),
+    /// The weights' fit reads positions of the 8x8 board only.
+    #[error(
+        "{0} is not played on the 8x8 board: tune-weights reads chess and Latte positions only"
+    )]
+    NotEightByEight(crate::variant::Rules),
+    /// A parameter named to leave out that does not exist.
+    #[error("no parameter named {0:?} (engine params lists them)")]
+    UnknownParam(String),
     /// Too few positions to fit or to check the fit.
     #[error("only {found} quiet positions in the file; tuning needs at least {needed}")]
     TooFew {

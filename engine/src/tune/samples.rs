@@ -168,31 +168,12 @@ impl Samples {
         fixed.square_table_scale = 0;
         let mut pawns = PawnCache::new();
         let mut out = Samples::default();
-        let mut last: Option<(f32, u32)> = None;
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
-            let Some(l) = parse_line(line, raw)? else {
-                continue;
-            };
-            out.read += 1;
-            let moves = fullmove(l.fen);
-            let same_game = last.is_some_and(|(result, before)| {
-                let other_result = result != l.result && is_outcome(result) && is_outcome(l.result);
-                !other_result && moves >= before
-            });
-            if !same_game {
-                out.games += 1;
-            }
-            last = Some((l.result, moves));
-            let board =
-                Board::from_fen(rules, l.fen).map_err(|source| TuneError::Fen { line, source })?;
-            if !is_quiet(&board, &fixed) {
-                out.not_quiet += 1;
-                continue;
-            }
-            // Counted above: this line's game is the last one started.
-            out.push(&board, &fixed, &mut pawns, out.games - 1, l.result);
-        }
+        let counts = quiet_positions(text, rules, &fixed, |board, game, result| {
+            out.push(board, &fixed, &mut pawns, game, result);
+        })?;
+        out.games = counts.games;
+        out.read = counts.read;
+        out.not_quiet = counts.not_quiet;
         Ok(out)
     }
 
@@ -223,6 +204,56 @@ impl Samples {
         }
         self.offsets.push(self.entries.len() as u32);
     }
+}
+
+/// What [`quiet_positions`] counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Games told apart (see [`Samples::read`]).
+    pub games: u32,
+    /// Lines that held a position.
+    pub read: usize,
+    /// Positions skipped as not quiet.
+    pub not_quiet: usize,
+}
+
+/// Calls `keep` with every quiet position of `text` (`FEN [result]` lines under `rules`), the
+/// number of its game and its result, in order; `params` decide what SEE calls winning
+/// material. Refuses a malformed line or FEN with its line number. The one reader of both fits
+/// (the square table's and the weights'), so they split games and skip positions alike.
+pub fn quiet_positions(
+    text: &str,
+    rules: Rules,
+    params: &Params,
+    mut keep: impl FnMut(&Board, u32, f32),
+) -> Result<Counts, TuneError> {
+    let mut counts = Counts::default();
+    let mut last: Option<(f32, u32)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let Some(l) = parse_line(line, raw)? else {
+            continue;
+        };
+        counts.read += 1;
+        let moves = fullmove(l.fen);
+        let same_game = last.is_some_and(|(result, before)| {
+            let other_result = result != l.result && is_outcome(result) && is_outcome(l.result);
+            !other_result && moves >= before
+        });
+        if !same_game {
+            counts.games += 1;
+        }
+        last = Some((l.result, moves));
+        let board =
+            Board::from_fen(rules, l.fen).map_err(|source| TuneError::Fen { line, source })?;
+        if !is_quiet(&board, params) {
+            counts.not_quiet += 1;
+            continue;
+        }
+        // Counted above: this line's game is the last one started.
+        keep(&board, counts.games - 1, l.result);
+    }
+    Ok(counts)
 }
 
 /// The move number of a FEN (its sixth field); 0 when it has none (an EPD-style line), so

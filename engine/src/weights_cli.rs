@@ -1,0 +1,167 @@
+//! `engine tune-weights`: fits the evaluation's named weights to labelled positions and writes
+//! them as a parameters file (`name=value` lines, what `worker match --params1` and UCI
+//! `setoption` take).
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use engine::params::{specs_for, ParamSpec, Params};
+use engine::tune::{Positions, TuneError, WeightConfig};
+use engine::{Rules, Variant};
+
+/// The fewest quiet positions a fit is run on: fewer fit noise.
+const MIN_POSITIONS: usize = 1000;
+
+#[derive(Args)]
+pub(crate) struct WeightsArgs {
+    /// `FEN [result]` lines (`worker positions`, then `worker label` for a stronger engine's
+    /// scores).
+    #[arg(long, required = true)]
+    positions: Vec<String>,
+    /// The variant the positions are of (chess or latte: the 8x8 board).
+    #[arg(long, default_value = "chess")]
+    variant: String,
+    /// The rule-set (default: the variant's default).
+    #[arg(long)]
+    ruleset: Option<String>,
+    /// Parameters not to fit (comma-separated names), beside those the positions' static
+    /// evaluation never reads (the search's, the clock's), which are left alone anyway.
+    #[arg(long, value_delimiter = ',')]
+    exclude: Vec<String>,
+    /// Linearisations: each measures every weight's effect around the current weights.
+    #[arg(long, default_value_t = WeightConfig::default().rounds)]
+    rounds: usize,
+    /// Adam's passes over the positions per round.
+    #[arg(long, default_value_t = WeightConfig::default().epochs)]
+    epochs: usize,
+    /// Adam's step size, in the weights' units.
+    #[arg(long, default_value_t = WeightConfig::default().learning_rate)]
+    learning_rate: f64,
+    /// Hold out every N-th game to measure the fit (0: none).
+    #[arg(long, default_value_t = WeightConfig::default().holdout)]
+    holdout: usize,
+    /// Threads for the evaluations.
+    #[arg(long, default_value_t = WeightConfig::default().threads)]
+    threads: usize,
+    /// Write the weights that changed here, one `name=value` a line.
+    #[arg(long)]
+    out: Option<String>,
+}
+
+pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
+    let rules = Rules::parse(&a.variant, a.ruleset.as_deref())?;
+    if rules.variant() == Variant::Secutor {
+        return Err(TuneError::NotEightByEight(rules).into());
+    }
+    let mut skip: Vec<&'static str> = Vec::new();
+    for name in &a.exclude {
+        let (_, spec) = Params::spec(name).ok_or_else(|| TuneError::UnknownParam(name.clone()))?;
+        skip.push(spec.name);
+    }
+    let specs: Vec<&'static ParamSpec> = specs_for(rules.variant())
+        .filter(|s| !skip.contains(&s.name))
+        .collect();
+    let start = Params::default();
+    let started = Instant::now();
+    let mut pos: Option<Positions> = None;
+    for file in &a.positions {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+        let p = Positions::read(&text, rules, &start).with_context(|| format!("in {file}"))?;
+        println!(
+            "{file}: {} positions of {} games, {} not quiet, {} kept",
+            p.counts.read,
+            p.counts.games,
+            p.counts.not_quiet,
+            p.len()
+        );
+        match &mut pos {
+            Some(all) => all.append(p),
+            None => pos = Some(p),
+        }
+    }
+    let pos = pos.unwrap_or_else(|| unreachable!("clap requires --positions"));
+    if pos.len() < MIN_POSITIONS {
+        return Err(TuneError::TooFew {
+            found: pos.len(),
+            needed: MIN_POSITIONS,
+        }
+        .into());
+    }
+    let config = WeightConfig {
+        rounds: a.rounds,
+        epochs: a.epochs,
+        learning_rate: a.learning_rate,
+        holdout: a.holdout,
+        threads: a.threads.max(1),
+    };
+    let k = config.fit_scale(&pos, &start);
+    let before = config.losses(&pos, &start, k);
+    println!(
+        "{} quiet positions read in {:.1} s; logistic scale K = {k:.4}; loss train {:.6}, held out {:.6}",
+        pos.len(),
+        started.elapsed().as_secs_f64(),
+        before.train,
+        before.holdout
+    );
+    let mut after = before;
+    let fitted = config.fit(&pos, &start, &specs, k, |r| {
+        let best = if before.holdout > 0.0 {
+            r.losses.holdout < after.holdout
+        } else {
+            r.losses.train < after.train
+        };
+        if best {
+            after = r.losses;
+        }
+        println!(
+            "round {}  train {:.6}  held out {:.6}  ({:.0} s)",
+            r.round,
+            r.losses.train,
+            r.losses.holdout,
+            started.elapsed().as_secs_f64()
+        );
+        if r.round == 1 && !r.unseen.is_empty() {
+            println!(
+                "not read by these positions' evaluation, left alone: {}",
+                r.unseen.join(", ")
+            );
+        }
+    });
+    let mut lines = String::new();
+    let mut changed = Vec::new();
+    for spec in &specs {
+        let (from, to) = (start.get(spec.name), fitted.get(spec.name));
+        if let (Some(from), Some(to)) = (from, to) {
+            if from != to {
+                changed.push(format!("{} {from} -> {to}", spec.name));
+                let _ = writeln!(lines, "{}={to}", spec.name);
+            }
+        }
+    }
+    println!(
+        "best round: train {:.6}, held out {:.6}; {} weights changed: {}",
+        after.train,
+        after.holdout,
+        changed.len(),
+        changed.join(", ")
+    );
+    if let Some(out) = &a.out {
+        let header = format!(
+            "# engine tune-weights on {} quiet positions of {rules} ({}), K {k:.4}:\n\
+             # mean squared error {:.6} -> {:.6}, held out {:.6} -> {:.6}.\n",
+            pos.len(),
+            a.positions.join(", "),
+            before.train,
+            after.train,
+            before.holdout,
+            after.holdout
+        );
+        std::fs::write(out, header + &lines).with_context(|| format!("cannot write {out}"))?;
+        println!("weights written to {out}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,161 @@
+//! `engine tune-squares` and `engine tune-weights` end to end: what `--epochs 0` measures is
+//! what a fit starts from; fitted weights come out as a parameters file the engine takes.
+
+use std::process::Command;
+
+fn engine(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(args)
+        .output()
+        .expect("engine runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The number that follows `word` in `text`.
+fn number_after(text: &str, word: &str) -> f64 {
+    let at = text
+        .find(word)
+        .unwrap_or_else(|| panic!("no {word:?} in {text}"))
+        + word.len();
+    let digits: String = text[at..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {word:?} in {text}"))
+}
+
+/// Quiet positions where the side with the better-placed pieces tends to win, so the
+/// engine's table and no table predict them differently.
+fn positions() -> String {
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        "4k3/8/8/3N4/8/8/8/N3K3 w - - 0 1",
+        "n3k3/8/8/8/3n4/8/8/4K3 w - - 0 1",
+        "4k3/pp3ppp/8/8/8/8/PPP2PPP/4K3 w - - 0 1",
+    ];
+    let mut text = String::new();
+    for i in 0..1500 {
+        let fen = fens[i % fens.len()];
+        let result = ["1.0", "0.5", "0.0"][(i / fens.len() + i % 3) % 3];
+        text.push_str(&format!("{fen} [{result}]\n"));
+    }
+    text
+}
+
+#[test]
+fn epochs_zero_prints_the_loss_a_fit_starts_from_and_writes_nothing() {
+    let dir = std::env::temp_dir().join(format!("engine-tune-zero-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("positions.txt");
+    std::fs::write(&file, positions()).expect("write");
+    let file = file.to_str().expect("utf8");
+
+    let (ok, table, err) = engine(&["tune-squares", "--positions", file, "--epochs", "0"]);
+    assert!(ok, "{err}");
+    assert!(table.contains("with the engine's table"), "{table}");
+    assert!(table.contains("nothing fitted"), "{table}");
+    let (ok, none, err) = engine(&[
+        "tune-squares",
+        "--positions",
+        file,
+        "--epochs",
+        "0",
+        "--from-zero",
+    ]);
+    assert!(ok, "{err}");
+    assert!(none.contains("without a table"), "{none}");
+    // Chess's table is not all zero: it scores these positions otherwise than no table.
+    assert_ne!(
+        number_after(&table, "train"),
+        number_after(&none, "train"),
+        "{table}\n{none}"
+    );
+
+    // One epoch of a real fit reports the same starting losses.
+    let (ok, fit, err) = engine(&["tune-squares", "--positions", file, "--epochs", "1"]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        number_after(&fit, "loss from"),
+        number_after(&table, "train"),
+        "{fit}\n{table}"
+    );
+    assert_eq!(
+        number_after(&fit, "(held out:"),
+        number_after(&table, "held out"),
+        "{fit}\n{table}"
+    );
+
+    // Nothing is fitted, so there is nothing to write: refused, not a copy of the table.
+    let out = dir.join("table.rs");
+    let (ok, _, err) = engine(&[
+        "tune-squares",
+        "--positions",
+        file,
+        "--epochs",
+        "0",
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("--epochs 0"), "{err}");
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn tune_weights_writes_the_weights_it_moved_as_a_parameters_file() {
+    let dir = std::env::temp_dir().join(format!("engine-tune-weights-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("positions.txt");
+    std::fs::write(&file, positions()).expect("write");
+    let out = dir.join("weights.txt");
+    let (ok, stdout, err) = engine(&[
+        "tune-weights",
+        "--positions",
+        file.to_str().expect("utf8"),
+        "--rounds",
+        "1",
+        "--epochs",
+        "50",
+        "--exclude",
+        "Tempo",
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(ok, "{err}");
+    let before = number_after(&stdout, "held out");
+    let after = number_after(
+        &stdout[stdout.find("round 1").expect("a round")..],
+        "held out",
+    );
+    assert!(after <= before, "{stdout}");
+    // The search's weights are never read by a static evaluation: reported, not moved.
+    let unseen = stdout
+        .lines()
+        .find(|l| l.contains("left alone:"))
+        .unwrap_or_else(|| panic!("no unseen weights reported: {stdout}"));
+    assert!(unseen.contains("AspirationWindow"), "{unseen}");
+    let text = std::fs::read_to_string(&out).expect("written");
+    let mut params = engine::params::Params::default();
+    let mut moved = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (name, value) = line.split_once('=').expect("name=value");
+        assert_ne!(name, "Tempo", "excluded");
+        assert!(!name.starts_with("Aspiration"), "{name}");
+        params
+            .set_text(name, value)
+            .expect("a declared weight within its range");
+        moved += 1;
+    }
+    assert!(moved > 0, "{text}");
+    assert_ne!(params, engine::params::Params::default());
+    std::fs::remove_dir_all(&dir).ok();
+}
