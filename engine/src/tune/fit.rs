@@ -163,6 +163,7 @@ impl FitConfig {
                 // d(r - p)^2 / de, averaged over the training positions.
                 let c = -2.0 * (f64::from(s.result[i]) - p) * p * (1.0 - p) * dk / train;
                 let mg = f64::from(s.mg_share[i]);
+                let c = c * s.table_scale;
                 for (e, sign) in s.entries_of(i) {
                     let (g_mg, g_eg) = (c * f64::from(sign) * mg, c * f64::from(sign) * (1.0 - mg));
                     let role = e / SQUARES;
@@ -228,7 +229,7 @@ fn eval(s: &Samples, w: &[f64], i: usize) -> f64 {
             m += o[j / SQUARES];
             g += o[ROLES + j / SQUARES];
         }
-        e += f64::from(sign) * (mg * m + (1.0 - mg) * g);
+        e += f64::from(sign) * (mg * m + (1.0 - mg) * g) * s.table_scale;
     }
     e
 }

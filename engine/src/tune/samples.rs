@@ -79,6 +79,9 @@ pub struct Samples {
     pub base: Vec<f32>,
     /// The middle-game share of the taper (phase / MAX_PHASE, clamped).
     pub mg_share: Vec<f32>,
+    /// The table's weight in the evaluation (`SquareTableScale` / 100): the fit's model must
+    /// scale the table as the engine does, or it fits a table for another evaluation.
+    pub table_scale: f64,
     /// The game's result from White's side.
     pub result: Vec<f32>,
     /// Where each sample's entries start in `entries` (one more than samples).
@@ -101,6 +104,7 @@ impl Default for Samples {
         Samples {
             base: Vec::new(),
             mg_share: Vec::new(),
+            table_scale: 1.0,
             result: Vec::new(),
             offsets: vec![0],
             entries: Vec::new(),
@@ -125,6 +129,11 @@ impl Samples {
 
     /// Adds the samples of `other` after these.
     pub fn append(&mut self, other: Samples) {
+        if self.is_empty() {
+            // Read under the same parameters as the rest (the one caller reads every file
+            // with one set); an empty set has no scale of its own yet.
+            self.table_scale = other.table_scale;
+        }
         let shift = self.entries.len() as u32;
         self.base.extend(other.base);
         self.mg_share.extend(other.mg_share);
@@ -167,7 +176,10 @@ impl Samples {
         let mut fixed = params.clone();
         fixed.square_table_scale = 0;
         let mut pawns = PawnCache::new();
-        let mut out = Samples::default();
+        let mut out = Samples {
+            table_scale: f64::from(params.square_table_scale) / 100.0,
+            ..Samples::default()
+        };
         let counts = quiet_positions(text, rules, &fixed, |board, game, result| {
             out.push(board, &fixed, &mut pawns, game, result);
         })?;
