@@ -44,9 +44,9 @@ pub(crate) struct WeightsArgs {
     /// Hold out every N-th game to measure the fit (0: none).
     #[arg(long, default_value_t = WeightConfig::default().holdout)]
     holdout: usize,
-    /// Threads for the evaluations.
-    #[arg(long, default_value_t = WeightConfig::default().threads)]
-    threads: usize,
+    /// Threads for the evaluations (1 to 256).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
     /// Write the weights that changed here, one `name=value` a line.
     #[arg(long)]
     out: Option<String>,
@@ -96,7 +96,7 @@ pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
         epochs: a.epochs,
         learning_rate: a.learning_rate,
         holdout: a.holdout,
-        threads: a.threads.max(1),
+        threads: usize::from(a.threads),
     };
     let k = config.fit_scale(&pos, &start);
     let before = config.losses(&pos, &start, k);

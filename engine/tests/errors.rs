@@ -510,6 +510,14 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             ],
             "no parameter named \"NoSuchWeight\"".into(),
         ),
+        (
+            vec!["tune-weights", "--positions", &few, "--threads", "0"],
+            "--threads".into(),
+        ),
+        (
+            vec!["tune-weights", "--positions", &few, "--threads", "100000"],
+            "--threads".into(),
+        ),
     ];
     for (args, needle) in cases {
         let (code, stderr) = engine_cmd(&args);
