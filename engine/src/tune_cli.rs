@@ -57,6 +57,12 @@ pub(crate) struct TuneArgs {
 }
 
 pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
+    if !(a.learning_rate.is_finite() && a.learning_rate > 0.0) {
+        anyhow::bail!(
+            "--learning-rate must be a positive number, not {}",
+            a.learning_rate
+        );
+    }
     if a.epochs == 0 && a.out.is_some() {
         anyhow::bail!(
             "--epochs 0 only measures the table the engine has; there is no fitted table for --out to write"

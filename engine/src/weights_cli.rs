@@ -53,6 +53,12 @@ pub(crate) struct WeightsArgs {
 }
 
 pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
+    if !(a.learning_rate.is_finite() && a.learning_rate > 0.0) {
+        anyhow::bail!(
+            "--learning-rate must be a positive number, not {}",
+            a.learning_rate
+        );
+    }
     let rules = Rules::parse(&a.variant, a.ruleset.as_deref())?;
     if rules.variant() == Variant::Secutor {
         return Err(TuneError::NotEightByEight(rules).into());

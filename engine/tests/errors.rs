@@ -511,6 +511,20 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             "no parameter named \"NoSuchWeight\"".into(),
         ),
         (
+            vec![
+                "tune-weights",
+                "--positions",
+                &few,
+                "--learning-rate",
+                "NaN",
+            ],
+            "--learning-rate must be a positive number".into(),
+        ),
+        (
+            vec!["tune-squares", "--positions", &few, "--learning-rate=-1"],
+            "--learning-rate must be a positive number".into(),
+        ),
+        (
             vec!["tune-weights", "--positions", &few, "--threads", "0"],
             "--threads".into(),
         ),
