@@ -9,11 +9,10 @@ use clap::Args;
 
 use engine::eval::squares::SquareTable;
 use engine::params::Params;
-use engine::tune::{fit_scale, table_source, FitConfig, Samples, TuneError};
+use engine::tune::{
+    check_learning_rate, enough_positions, fit_scale, table_source, FitConfig, Samples, TuneError,
+};
 use engine::{Role, Rules};
-
-/// The fewest quiet positions a fit is run on: fewer fit noise.
-const MIN_POSITIONS: usize = 1000;
 
 #[derive(Args)]
 pub(crate) struct TuneArgs {
@@ -57,12 +56,7 @@ pub(crate) struct TuneArgs {
 }
 
 pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
-    if !(a.learning_rate.is_finite() && a.learning_rate > 0.0) {
-        anyhow::bail!(
-            "--learning-rate must be a positive number, not {}",
-            a.learning_rate
-        );
-    }
+    check_learning_rate(a.learning_rate)?;
     if a.epochs == 0 && a.out.is_some() {
         anyhow::bail!(
             "--epochs 0 only measures the table the engine has; there is no fitted table for --out to write"
@@ -85,13 +79,7 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
         );
         samples.append(s);
     }
-    if samples.len() < MIN_POSITIONS {
-        return Err(TuneError::TooFew {
-            found: samples.len(),
-            needed: MIN_POSITIONS,
-        }
-        .into());
-    }
+    enough_positions(samples.len())?;
     let k = fit_scale(&samples);
     println!(
         "{} quiet positions read in {:.1} s; logistic scale K = {k:.4}",

@@ -10,11 +10,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use engine::params::{specs_for, ParamSpec, Params};
-use engine::tune::{Positions, TuneError, WeightConfig};
+use engine::tune::{
+    check_learning_rate, enough_positions, evaluate_all, Positions, TuneError, WeightConfig,
+};
 use engine::{Rules, Variant};
-
-/// The fewest quiet positions a fit is run on: fewer fit noise.
-const MIN_POSITIONS: usize = 1000;
 
 #[derive(Args)]
 pub(crate) struct WeightsArgs {
@@ -53,12 +52,7 @@ pub(crate) struct WeightsArgs {
 }
 
 pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
-    if !(a.learning_rate.is_finite() && a.learning_rate > 0.0) {
-        anyhow::bail!(
-            "--learning-rate must be a positive number, not {}",
-            a.learning_rate
-        );
-    }
+    check_learning_rate(a.learning_rate)?;
     let rules = Rules::parse(&a.variant, a.ruleset.as_deref())?;
     if rules.variant() == Variant::Secutor {
         return Err(TuneError::NotEightByEight(rules).into());
@@ -90,13 +84,7 @@ pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
         }
     }
     let pos = pos.unwrap_or_else(|| unreachable!("clap requires --positions"));
-    if pos.len() < MIN_POSITIONS {
-        return Err(TuneError::TooFew {
-            found: pos.len(),
-            needed: MIN_POSITIONS,
-        }
-        .into());
-    }
+    enough_positions(pos.len())?;
     let config = WeightConfig {
         rounds: a.rounds,
         epochs: a.epochs,
@@ -104,8 +92,9 @@ pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
         holdout: a.holdout,
         threads: usize::from(a.threads),
     };
-    let k = config.fit_scale(&pos, &start);
-    let before = config.losses(&pos, &start, k);
+    let evaluated = evaluate_all(&pos, &start, config.threads);
+    let k = config.fit_scale(&pos, &evaluated);
+    let before = config.losses(&pos, &evaluated, k);
     println!(
         "{} quiet positions read in {:.1} s; logistic scale K = {k:.4}; loss train {:.6}, held out {:.6}",
         pos.len(),

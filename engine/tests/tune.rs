@@ -1,6 +1,7 @@
 //! `engine tune-squares` and `engine tune-weights` end to end: what `--epochs 0` measures is
 //! what a fit starts from; fitted weights come out as a parameters file the engine takes.
 
+use std::path::PathBuf;
 use std::process::Command;
 
 fn engine(args: &[&str]) -> (bool, String, String) {
@@ -50,12 +51,18 @@ fn positions() -> String {
     text
 }
 
-#[test]
-fn epochs_zero_prints_the_loss_a_fit_starts_from_and_writes_nothing() {
-    let dir = std::env::temp_dir().join(format!("engine-tune-zero-{}", std::process::id()));
+/// A temporary folder of this test's own (`tag`) holding [`positions`] as `positions.txt`.
+fn folder_with_positions(tag: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("engine-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("positions.txt");
     std::fs::write(&file, positions()).expect("write");
+    (dir, file)
+}
+
+#[test]
+fn epochs_zero_prints_the_loss_a_fit_starts_from_and_writes_nothing() {
+    let (dir, file) = folder_with_positions("tune-zero");
     let file = file.to_str().expect("utf8");
 
     let (ok, table, err) = engine(&["tune-squares", "--positions", file, "--epochs", "0"]);
@@ -112,10 +119,7 @@ fn epochs_zero_prints_the_loss_a_fit_starts_from_and_writes_nothing() {
 
 #[test]
 fn tune_weights_writes_the_weights_it_moved_as_a_parameters_file() {
-    let dir = std::env::temp_dir().join(format!("engine-tune-weights-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("positions.txt");
-    std::fs::write(&file, positions()).expect("write");
+    let (dir, file) = folder_with_positions("tune-weights");
     let out = dir.join("weights.txt");
     let (ok, stdout, err) = engine(&[
         "tune-weights",

@@ -17,7 +17,7 @@ const OFFSETS: usize = 2 * ENTRIES;
 
 /// The predicted score of an evaluation `e` (centipawns, White's side) under scale `k`.
 #[inline]
-fn sigmoid(k: f64, e: f64) -> f64 {
+pub(super) fn sigmoid(k: f64, e: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-k * e / 400.0))
 }
 
@@ -40,19 +40,66 @@ fn loss(s: &Samples, k: f64, keep: impl Fn(usize) -> bool, eval: impl Fn(usize) 
 /// golden-section search of the loss, which is unimodal in `k`), so that the table is fitted
 /// to correct the evaluation, not to rescale it.
 pub fn fit_scale(s: &Samples) -> f64 {
-    let f = |k: f64| loss(s, k, |_| true, |i| f64::from(s.base[i]));
+    best_scale(|k| loss(s, k, |_| true, |i| f64::from(s.base[i])))
+}
+
+/// The logistic scale in [0.05, 5] where `loss` is least, by golden-section search (a loss of
+/// the scale alone, for fixed evaluations, is unimodal in it): both fits hold this scale.
+pub(super) fn best_scale(loss: impl Fn(f64) -> f64) -> f64 {
     let (mut a, mut b) = (0.05f64, 5.0f64);
     let g = (5f64.sqrt() - 1.0) / 2.0;
     for _ in 0..60 {
         let c = b - g * (b - a);
         let d = a + g * (b - a);
-        if f(c) < f(d) {
+        if loss(c) < loss(d) {
             b = d;
         } else {
             a = c;
         }
     }
     (a + b) / 2.0
+}
+
+/// Adam's moments of a vector of values, the optimiser of both fits.
+pub(super) struct Adam {
+    m: Vec<f64>,
+    v: Vec<f64>,
+    learning_rate: f64,
+    /// (1 - beta1^t, 1 - beta2^t) of the current epoch t: the moments' bias corrections.
+    corrections: (f64, f64),
+}
+
+impl Adam {
+    const BETA1: f64 = 0.9;
+    const BETA2: f64 = 0.999;
+    const EPS: f64 = 1e-8;
+
+    /// Moments at zero for `n` values.
+    pub(super) fn new(n: usize, learning_rate: f64) -> Adam {
+        Adam {
+            m: vec![0.0; n],
+            v: vec![0.0; n],
+            learning_rate,
+            corrections: (1.0, 1.0),
+        }
+    }
+
+    /// Starts epoch `epoch` (1-based).
+    pub(super) fn epoch(&mut self, epoch: usize) {
+        self.corrections = (
+            1.0 - Self::BETA1.powi(epoch as i32),
+            1.0 - Self::BETA2.powi(epoch as i32),
+        );
+    }
+
+    /// The step to take from value `j` given its gradient `g` (subtract it).
+    #[inline]
+    pub(super) fn step(&mut self, j: usize, g: f64) -> f64 {
+        let (b1, b2) = self.corrections;
+        self.m[j] = Self::BETA1 * self.m[j] + (1.0 - Self::BETA1) * g;
+        self.v[j] = Self::BETA2 * self.v[j] + (1.0 - Self::BETA2) * g * g;
+        self.learning_rate * (self.m[j] / b1) / ((self.v[j] / b2).sqrt() + Self::EPS)
+    }
 }
 
 /// How the table is fitted.
@@ -148,8 +195,7 @@ impl FitConfig {
             },
         };
         let first = progress(&w, 0);
-        let (mut m, mut v) = (vec![0.0; w.len()], vec![0.0; w.len()]);
-        let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8);
+        let mut adam = Adam::new(w.len(), self.learning_rate);
         let train = (0..s.len())
             .filter(|&i| !self.held_out(s, i))
             .count()
@@ -173,20 +219,14 @@ impl FitConfig {
                     grad[OFFSETS + ROLES + role] += g_eg;
                 }
             }
-            let (b1, b2) = (
-                1.0 - beta1.powi(epoch as i32),
-                1.0 - beta2.powi(epoch as i32),
-            );
+            adam.epoch(epoch);
             for j in 0..w.len() {
                 let penalty = if j < OFFSETS {
                     2.0 * self.l2 * w[j]
                 } else {
                     0.0
                 };
-                let g = grad[j] + penalty;
-                m[j] = beta1 * m[j] + (1.0 - beta1) * g;
-                v[j] = beta2 * v[j] + (1.0 - beta2) * g * g;
-                let step = self.learning_rate * (m[j] / b1) / ((v[j] / b2).sqrt() + eps);
+                let step = adam.step(j, grad[j] + penalty);
                 w[j] = (w[j] - step).clamp(-self.limit, self.limit);
             }
             if every > 0 && epoch % every == 0 {

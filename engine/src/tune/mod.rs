@@ -60,6 +60,9 @@ pub enum TuneError {
     /// A parameter named to leave out that does not exist.
     #[error("no parameter named {0:?} (engine params lists them)")]
     UnknownParam(String),
+    /// A learning rate no fit can step by.
+    #[error("--learning-rate must be a positive number, not {0}")]
+    LearningRate(f64),
     /// Too few positions to fit or to check the fit.
     #[error("only {found} quiet positions in the file; tuning needs at least {needed}")]
     TooFew {
@@ -68,4 +71,28 @@ pub enum TuneError {
         /// The least that is accepted.
         needed: usize,
     },
+}
+
+/// The fewest quiet positions a fit is run on: fewer fit noise.
+pub const MIN_POSITIONS: usize = 1000;
+
+/// Refuses a data set of fewer than [`MIN_POSITIONS`] quiet positions.
+pub fn enough_positions(found: usize) -> Result<(), TuneError> {
+    if found < MIN_POSITIONS {
+        return Err(TuneError::TooFew {
+            found,
+            needed: MIN_POSITIONS,
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a learning rate that is not a positive number: NaN or a negative step would fit
+/// nothing and write the result as if it had.
+pub fn check_learning_rate(rate: f64) -> Result<(), TuneError> {
+    if rate.is_finite() && rate > 0.0 {
+        Ok(())
+    } else {
+        Err(TuneError::LearningRate(rate))
+    }
 }

@@ -181,7 +181,7 @@ impl Samples {
             ..Samples::default()
         };
         let counts = quiet_positions(text, rules, &fixed, |board, game, result| {
-            out.push(board, &fixed, &mut pawns, game, result);
+            out.push(&board, &fixed, &mut pawns, game, result);
         })?;
         out.games = counts.games;
         out.read = counts.read;
@@ -237,7 +237,7 @@ pub fn quiet_positions(
     text: &str,
     rules: Rules,
     params: &Params,
-    mut keep: impl FnMut(&Board, u32, f32),
+    mut keep: impl FnMut(Board, u32, f32),
 ) -> Result<Counts, TuneError> {
     let mut counts = Counts::default();
     let mut last: Option<(f32, u32)> = None;
@@ -263,7 +263,7 @@ pub fn quiet_positions(
             continue;
         }
         // Counted above: this line's game is the last one started.
-        keep(&board, counts.games - 1, l.result);
+        keep(board, counts.games - 1, l.result);
     }
     Ok(counts)
 }

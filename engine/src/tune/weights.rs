@@ -18,6 +18,7 @@
 
 use std::thread;
 
+use super::fit::{best_scale, sigmoid, Adam};
 use super::samples::{quiet_positions, Counts};
 use super::TuneError;
 use crate::board8::Board;
@@ -42,7 +43,7 @@ impl Positions {
     pub fn read(text: &str, rules: Rules, params: &Params) -> Result<Positions, TuneError> {
         let (mut boards, mut result, mut game) = (Vec::new(), Vec::new(), Vec::new());
         let counts = quiet_positions(text, rules, params, |b, g, r| {
-            boards.push(b.clone());
+            boards.push(b);
             game.push(g);
             result.push(r);
         })?;
@@ -95,12 +96,6 @@ pub fn evaluate_all(pos: &Positions, params: &Params, threads: usize) -> Vec<f32
         }
     });
     out
-}
-
-/// The predicted score of an evaluation `e` under scale `k` (as the square table's fit).
-#[inline]
-fn sigmoid(k: f64, e: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-k * e / 400.0))
 }
 
 /// How the weights are fitted.
@@ -156,13 +151,9 @@ impl WeightConfig {
         self.holdout > 0 && game as usize % self.holdout == self.holdout - 1
     }
 
-    /// The real losses of `params` on `pos` under scale `k`.
-    pub fn losses(&self, pos: &Positions, params: &Params, k: f64) -> Losses {
-        let e = evaluate_all(pos, params, self.threads);
-        self.losses_of(pos, &e, k)
-    }
-
-    fn losses_of(&self, pos: &Positions, e: &[f32], k: f64) -> Losses {
+    /// The real losses, under scale `k`, of the evaluations `e` of `pos`'s positions (what
+    /// [`evaluate_all`] gives for some weights).
+    pub fn losses(&self, pos: &Positions, e: &[f32], k: f64) -> Losses {
         let (mut t, mut tn, mut h, mut hn) = (0.0, 0usize, 0.0, 0usize);
         for ((&r, &e), &g) in pos.result.iter().zip(e).zip(&pos.game) {
             let d = f64::from(r) - sigmoid(k, f64::from(e));
@@ -180,23 +171,10 @@ impl WeightConfig {
         }
     }
 
-    /// The scale that makes `params`' evaluation predict the training labels best (a
-    /// golden-section search: the loss is unimodal in `k`).
-    pub fn fit_scale(&self, pos: &Positions, params: &Params) -> f64 {
-        let e = evaluate_all(pos, params, self.threads);
-        let f = |k: f64| self.losses_of(pos, &e, k).train;
-        let (mut a, mut b) = (0.05f64, 5.0f64);
-        let g = (5f64.sqrt() - 1.0) / 2.0;
-        for _ in 0..60 {
-            let c = b - g * (b - a);
-            let d = a + g * (b - a);
-            if f(c) < f(d) {
-                b = d;
-            } else {
-                a = c;
-            }
-        }
-        (a + b) / 2.0
+    /// The scale under which the evaluations `e` of `pos`'s positions predict the training
+    /// labels best.
+    pub fn fit_scale(&self, pos: &Positions, e: &[f32]) -> f64 {
+        best_scale(|k| self.losses(pos, e, k).train)
     }
 
     /// Fits the weights `specs` of `start` to `pos` under scale `k`, calling `report` after
@@ -219,10 +197,12 @@ impl WeightConfig {
         // The weights of the round that predicted the held-out games best (the training
         // positions' when nothing is held out): a later linearisation can fit the training
         // games' noise.
-        let mut best = (params.clone(), self.losses(pos, &params, k));
+        // The evaluation of the current weights: what a round's losses are measured on and
+        // the next round's linearisation starts from.
+        let mut base = evaluate_all(pos, &params, self.threads);
+        let mut best = (params.clone(), self.losses(pos, &base, k));
         let has_holdout = train.len() < pos.len();
         for round in 1..=self.rounds {
-            let base = evaluate_all(pos, &params, self.threads);
             // Each weight's effect on each training position, per unit of the weight.
             let mut slopes: Vec<Vec<f32>> = Vec::with_capacity(specs.len());
             let mut unseen = Vec::new();
@@ -251,8 +231,7 @@ impl WeightConfig {
                 .map(|s| f64::from(params.get(s.name).unwrap_or(s.default)))
                 .collect();
             let mut w = w0.clone();
-            let (mut m, mut v) = (vec![0.0; w.len()], vec![0.0; w.len()]);
-            let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8);
+            let mut adam = Adam::new(w.len(), self.learning_rate);
             let mut grad = vec![0.0f64; w.len()];
             let mut model = vec![0.0f64; train.len()];
             for epoch in 1..=self.epochs {
@@ -267,14 +246,9 @@ impl WeightConfig {
                 for (j, s) in slopes.iter().enumerate() {
                     grad[j] = s.iter().zip(&model).map(|(&x, &c)| f64::from(x) * c).sum();
                 }
-                let (b1, b2) = (
-                    1.0 - beta1.powi(epoch as i32),
-                    1.0 - beta2.powi(epoch as i32),
-                );
+                adam.epoch(epoch);
                 for (j, spec) in specs.iter().enumerate() {
-                    m[j] = beta1 * m[j] + (1.0 - beta1) * grad[j];
-                    v[j] = beta2 * v[j] + (1.0 - beta2) * grad[j] * grad[j];
-                    let step = self.learning_rate * (m[j] / b1) / ((v[j] / b2).sqrt() + eps);
+                    let step = adam.step(j, grad[j]);
                     w[j] = (w[j] - step).clamp(f64::from(spec.min), f64::from(spec.max));
                 }
             }
@@ -284,7 +258,8 @@ impl WeightConfig {
                     let _ = params.set(spec.name, w[j].round() as i64);
                 }
             }
-            let losses = self.losses(pos, &params, k);
+            base = evaluate_all(pos, &params, self.threads);
+            let losses = self.losses(pos, &base, k);
             report(&Round {
                 round,
                 losses,
@@ -341,7 +316,7 @@ mod tests {
         // result differs from the line before, so each line is a game of its own: a fifth of
         // them are held out.)
         let k = 0.5;
-        let before = config.losses(&pos, &params, k);
+        let before = config.losses(&pos, &evaluate_all(&pos, &params, 2), k);
         let mut rounds = Vec::new();
         let fitted = config.fit(&pos, &params, &specs, k, |r| rounds.push(r.clone()));
         assert_eq!(rounds.len(), 2);
