@@ -306,7 +306,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
                     .with_context(|| format!("cannot read {}", file.display()))?;
                 let mut out = String::new();
                 for (name, config_toml) in
-                    run_configs(&text, &only).with_context(|| format!("{}", file.display()))?
+                    run_configs(&text, &only, &crate::options_file::plan_dir(&file))
+                        .with_context(|| format!("{}", file.display()))?
                 {
                     let s = c
                         .create_run(pb::CreateRunRequest { config_toml })
@@ -443,9 +444,14 @@ pub fn token(args: TokenArgs) -> anyhow::Result<Outcome> {
 /// `[[runs]]` files of `coordinator local` and `examples/`), each of its runs in order, or
 /// only those named in `only`. A plan is checked whole before anything is created. A run that
 /// takes another's tuned values (`tuned_from`) is refused: those values exist only once that
-/// run has finished, so on a cluster it is created then, with the values written in.
-pub fn run_configs(text: &str, only: &[String]) -> anyhow::Result<Vec<(String, String)>> {
-    let table: toml::Table =
+/// run has finished, so on a cluster it is created then, with the values written in. Players'
+/// `options_file`s are read from `dir` (the file's directory) and sent written out.
+pub fn run_configs(
+    text: &str,
+    only: &[String],
+    dir: &std::path::Path,
+) -> anyhow::Result<Vec<(String, String)>> {
+    let mut table: toml::Table =
         toml::from_str(text).map_err(|e| anyhow::anyhow!("not TOML: {}", e.message()))?;
     if !table.contains_key("runs") {
         let name = table
@@ -458,9 +464,19 @@ pub fn run_configs(text: &str, only: &[String]) -> anyhow::Result<Vec<(String, S
                 "--run picks runs of a plan ([[runs]]); this file is the one run {name:?}"
             );
         }
-        return Ok(vec![(name, text.to_string())]);
+        let names_a_file = ["first", "second"].iter().any(|p| {
+            table
+                .get(*p)
+                .and_then(|v| v.as_table())
+                .is_some_and(|t| t.contains_key(crate::options_file::KEY))
+        });
+        if !names_a_file {
+            return Ok(vec![(name, text.to_string())]);
+        }
+        crate::options_file::resolve(&mut table, dir, "").map_err(|e| anyhow::anyhow!("{e}"))?;
+        return Ok(vec![(name, toml::to_string(&table)?)]);
     }
-    let mut plan = crate::local::plan::parse(text, 1.0).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut plan = crate::local::plan::parse(text, 1.0, dir).map_err(|e| anyhow::anyhow!("{e}"))?;
     plan.select(only)
         .map_err(|e| anyhow::anyhow!("{}", e.message))?;
     if let Some(r) = plan.runs.iter().find(|r| r.tuned_from.is_some()) {
@@ -505,30 +521,57 @@ pub fn run_configs(text: &str, only: &[String]) -> anyhow::Result<Vec<(String, S
 mod tests {
     use super::run_configs;
 
-    const ONE: &str = "name = \"m\"\nkind = \"match\"\ngames = 20\n[[variants]]\nvariant = \"chess\"\n[first]\nengine = \"builtin\"\n";
+    const ONE: &str = "name = \"m\"\nkind = \"match\"\ngames = 20\n[limits]\nnodes = 500\n[[variants]]\nvariant = \"chess\"\n[first]\nengine = \"builtin\"\n";
 
     #[test]
     fn a_single_run_file_is_sent_as_written() {
-        let runs = run_configs(ONE, &[]).unwrap();
+        let runs = run_configs(ONE, &[], std::path::Path::new(".")).unwrap();
         assert_eq!(runs, vec![("m".to_string(), ONE.to_string())]);
-        let e = run_configs(ONE, &["other".to_string()]).unwrap_err();
+        let e = run_configs(ONE, &["other".to_string()], std::path::Path::new(".")).unwrap_err();
         assert!(e.to_string().contains("one run \"m\""), "{e}");
+    }
+
+    #[test]
+    fn a_single_run_naming_an_options_file_is_sent_with_the_options_written_out() {
+        let dir = std::env::temp_dir().join(format!("run-configs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("w.txt"), "Tempo=19\n").unwrap();
+        let text = format!("{ONE}options_file = \"w.txt\"\n");
+        let runs = run_configs(&text, &[], &dir).unwrap();
+        let config = crate::config::RunConfig::parse(&runs[0].1).unwrap();
+        assert_eq!(
+            config.first.options.get("Tempo"),
+            Some(&toml::Value::Integer(19))
+        );
+        let e = run_configs(&text, &[], std::path::Path::new("/nonexistent")).unwrap_err();
+        assert!(e.to_string().contains("first.options_file"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn run_picks_the_runs_of_a_plan_that_need_no_tuned_values() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/tune-engine.toml");
         let text = std::fs::read_to_string(path).unwrap();
-        let e = run_configs(&text, &[]).unwrap_err();
+        let e = run_configs(&text, &[], std::path::Path::new(".")).unwrap_err();
         assert!(e.to_string().contains("--run tune-engine"), "{e}");
-        let runs = run_configs(&text, &["tune-engine".to_string()]).unwrap();
+        let runs = run_configs(
+            &text,
+            &["tune-engine".to_string()],
+            std::path::Path::new("."),
+        )
+        .unwrap();
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0].0, "tune-engine");
         let config = crate::config::RunConfig::parse(&runs[0].1).unwrap();
         assert_eq!(config.kind, crate::config::RunKind::Spsa);
-        let e = run_configs(&text, &["tuned-vs-defaults".to_string()]).unwrap_err();
+        let e = run_configs(
+            &text,
+            &["tuned-vs-defaults".to_string()],
+            std::path::Path::new("."),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("tuned_from"), "{e}");
-        let e = run_configs(&text, &["nope".to_string()]).unwrap_err();
+        let e = run_configs(&text, &["nope".to_string()], std::path::Path::new(".")).unwrap_err();
         assert!(
             e.to_string().contains("no run \"nope\"")
                 && e.to_string().contains("tune-engine, tuned-vs-defaults"),
@@ -542,9 +585,13 @@ mod tests {
         let mut split = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
+            if path.extension().is_none_or(|x| x != "toml") {
+                continue;
+            }
             let text = std::fs::read_to_string(&path).unwrap();
-            let plan = crate::local::plan::parse(&text, 1.0).unwrap();
-            match run_configs(&text, &[]) {
+            let plan = crate::local::plan::parse(&text, 1.0, &crate::options_file::plan_dir(&path))
+                .unwrap();
+            match run_configs(&text, &[], &crate::options_file::plan_dir(&path)) {
                 Ok(runs) => {
                     assert_eq!(runs.len(), plan.runs.len(), "{}", path.display());
                     for (name, toml) in runs {
@@ -564,9 +611,14 @@ mod tests {
 
     #[test]
     fn a_bad_plan_is_refused_before_anything_is_created() {
-        let e = run_configs("[[runs]]\nname = \"x\"\nkind = \"nope\"\n", &[]).unwrap_err();
+        let e = run_configs(
+            "[[runs]]\nname = \"x\"\nkind = \"nope\"\n",
+            &[],
+            std::path::Path::new("."),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("kind"), "{e}");
-        let e = run_configs("runs = [", &[]).unwrap_err();
+        let e = run_configs("runs = [", &[], std::path::Path::new(".")).unwrap_err();
         assert!(e.to_string().contains("not TOML"), "{e}");
     }
 }

@@ -38,6 +38,7 @@ pub mod limits;
 pub mod local;
 pub mod metrics;
 pub mod model;
+pub mod options_file;
 pub mod pgn_export;
 pub mod report;
 pub mod residual;

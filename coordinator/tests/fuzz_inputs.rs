@@ -26,6 +26,11 @@ fn fail(message: String) -> TestCaseError {
     TestCaseError::fail(message)
 }
 
+/// Where the example plans are, and the files they name (`options_file`).
+fn examples_dir() -> &'static std::path::Path {
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples"))
+}
+
 /// The example plans, read from `examples/` (so a new example is fuzzed too).
 fn plans() -> &'static [(String, String)] {
     static PLANS: OnceLock<Vec<(String, String)>> = OnceLock::new();
@@ -63,6 +68,8 @@ fn seeds() -> &'static [String] {
                     panic!("{path}: a run that is not a table")
                 };
                 table.remove("tuned_from");
+                coordinator::options_file::resolve(&mut table, examples_dir(), "")
+                    .unwrap_or_else(|e| panic!("{path}: {e}"));
                 out.push(toml::to_string(&table).expect("serialisable"));
             }
         }
@@ -1027,7 +1034,7 @@ proptest! {
 
 /// A plan's error names the run and field; an accepted plan's runs are accepted configs.
 fn check_plan_text(text: &str, scale: f64, shape: &HonestShape) -> Result<(), TestCaseError> {
-    match plan::parse(text, scale) {
+    match plan::parse(text, scale, examples_dir()) {
         Ok(p) => {
             for run in &p.runs {
                 check_accepted(&run.config, shape)?;
@@ -1107,7 +1114,7 @@ fn example_plans_are_accepted() {
         .expect("tree")
         .current();
     for (path, text) in plans() {
-        let p = plan::parse(text, 1.0).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let p = plan::parse(text, 1.0, examples_dir()).unwrap_or_else(|e| panic!("{path}: {e}"));
         assert!(!p.runs.is_empty(), "{path}");
         check_plan_text(text, 1.0, &shape).unwrap_or_else(|e| panic!("{path}: {e}"));
         check_plan_text(text, 0.01, &shape).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -1158,6 +1165,6 @@ fn config_mutations_reach_both_outcomes() {
 fn plan_scale_overflow_is_an_error_not_a_panic() {
     let text = "[[runs]]\nname = \"a\"\nkind = \"match\"\ngames = 9223372036854775807\n\
                 [runs.limits]\nnodes = 5\n[[runs.variants]]\nvariant = \"chess\"\n[runs.first]\n";
-    let e = plan::parse(text, 2.0).expect_err("no run has that many games");
+    let e = plan::parse(text, 2.0, examples_dir()).expect_err("no run has that many games");
     assert!(e.field.contains("games"), "{e}");
 }

@@ -28,8 +28,12 @@ fn every_example_plan_is_valid() {
         let path = entry.expect("entry").path();
         if path.extension().is_some_and(|e| e == "toml") {
             let text = std::fs::read_to_string(&path).expect("readable");
-            coordinator::local::plan::parse(&text, 1.0)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            coordinator::local::plan::parse(
+                &text,
+                1.0,
+                &coordinator::options_file::plan_dir(&path),
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             n += 1;
         }
     }

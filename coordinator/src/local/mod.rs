@@ -91,8 +91,12 @@ fn default_state(config: &Path, scale: f64, bounds: Option<(f64, f64)>) -> PathB
 pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
     let text = std::fs::read_to_string(&args.config)
         .with_context(|| format!("cannot read {}", args.config.display()))?;
-    let mut plan =
-        plan::parse(&text, args.scale).with_context(|| format!("in {}", args.config.display()))?;
+    let mut plan = plan::parse(
+        &text,
+        args.scale,
+        &crate::options_file::plan_dir(&args.config),
+    )
+    .with_context(|| format!("in {}", args.config.display()))?;
     plan.select(&args.only)
         .with_context(|| format!("--run, in {}", args.config.display()))?;
     if let Some((elo0, elo1)) = args.sprt_bounds {

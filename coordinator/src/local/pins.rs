@@ -202,7 +202,8 @@ engine = "b"
     fn a_new_run_is_pinned_to_the_declared_builds() {
         let dir = tempfile::tempdir().expect("tempdir");
         let engines = engines(dir.path(), b"build one", b"build two");
-        let mut plan = super::super::plan::parse(PLAN, 1.0).expect("plan");
+        let mut plan =
+            super::super::plan::parse(PLAN, 1.0, std::path::Path::new(".")).expect("plan");
         pin(&mut plan, &engines).expect("pinned");
         let run = &plan.runs[0];
         assert_eq!(run.config.first.sha256, sha_of(&engines, "a"));
@@ -226,7 +227,7 @@ engine = "b"
                 "[runs.second]\nengine = \"b\"",
                 &format!("[runs.second]\nengine = \"b\"\nsha256 = \"{sha}\""),
             );
-            super::super::plan::parse(&text, 1.0).expect("plan")
+            super::super::plan::parse(&text, 1.0, std::path::Path::new(".")).expect("plan")
         };
         let mut plan = pinning_b(&"0".repeat(64));
         let e = pin(&mut plan, &engines).expect_err("refused");
@@ -244,18 +245,21 @@ engine = "b"
     fn resuming_with_another_build_is_refused_and_with_the_same_passes() {
         let dir = tempfile::tempdir().expect("tempdir");
         let before = engines(dir.path(), b"build one", b"build two");
-        let mut plan = super::super::plan::parse(PLAN, 1.0).expect("plan");
+        let mut plan =
+            super::super::plan::parse(PLAN, 1.0, std::path::Path::new(".")).expect("plan");
         pin(&mut plan, &before).expect("pinned");
         let stored = toml::to_string(&plan.runs[0].table).expect("toml");
         let state = dir.path().join("state");
 
-        let mut same = super::super::plan::parse(PLAN, 1.0).expect("plan");
+        let mut same =
+            super::super::plan::parse(PLAN, 1.0, std::path::Path::new(".")).expect("plan");
         pin(&mut same, &before).expect("pinned");
         check_resumed(&same.runs[0], &stored, &state).expect("same builds");
 
         // `b` rebuilt: its games must not join the old build's.
         let after = engines(dir.path(), b"build one", b"build two, patched");
-        let mut rebuilt = super::super::plan::parse(PLAN, 1.0).expect("plan");
+        let mut rebuilt =
+            super::super::plan::parse(PLAN, 1.0, std::path::Path::new(".")).expect("plan");
         pin(&mut rebuilt, &after).expect("pinned");
         let e = check_resumed(&rebuilt.runs[0], &stored, &state).expect_err("refused");
         let PinError::Resumed {
@@ -273,9 +277,13 @@ engine = "b"
         assert!(e.to_string().contains("--state"), "{e}");
 
         // A run stored before runs were pinned cannot be checked: it resumes.
-        let unpinned =
-            toml::to_string(&super::super::plan::parse(PLAN, 1.0).expect("plan").runs[0].table)
-                .expect("toml");
+        let unpinned = toml::to_string(
+            &super::super::plan::parse(PLAN, 1.0, std::path::Path::new("."))
+                .expect("plan")
+                .runs[0]
+                .table,
+        )
+        .expect("toml");
         check_resumed(&rebuilt.runs[0], &unpinned, &state).expect("nothing to check");
     }
 }

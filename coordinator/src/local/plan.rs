@@ -2,7 +2,8 @@
 //! `coordinator run create` takes it, under `[[runs]]`. One extra key links runs:
 //! `tuned_from = "<name of an earlier spsa run>"` makes the run's `first` player use that
 //! run's final values and its `second` player the values the tuning started from, so a
-//! tuning can be followed by a match that measures what it gained.
+//! tuning can be followed by a match that measures what it gained. A player may also name
+//! `options_file = "weights.txt"` (read beside the plan; see [`crate::options_file`]).
 //!
 //! ```toml
 //! title = "Quickstart"
@@ -18,6 +19,8 @@
 //! tuned_from = "tune"
 //! # ...
 //! ```
+
+use std::path::Path;
 
 use crate::config::{ConfigError, RunConfig, RunKind};
 
@@ -106,8 +109,9 @@ fn err(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
 }
 
 /// Reads a plan. `scale` multiplies every game budget (at least one pair stays), for quick
-/// trials of a plan; SPSA schedules follow the scaled budget.
-pub fn parse(text: &str, scale: f64) -> Result<Plan, ConfigError> {
+/// trials of a plan; SPSA schedules follow the scaled budget. `dir` is where the players'
+/// `options_file`s are read from (the plan's directory, [`crate::options_file::plan_dir`]).
+pub fn parse(text: &str, scale: f64, dir: &Path) -> Result<Plan, ConfigError> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(err("--scale", format!("{scale} is not a positive number")));
     }
@@ -166,6 +170,7 @@ pub fn parse(text: &str, scale: f64) -> Result<Plan, ConfigError> {
                 table.insert("games".into(), toml::Value::Integer(scaled));
             }
         }
+        crate::options_file::resolve(&mut table, dir, &format!("runs[{i}]."))?;
         let text = toml::to_string(&table).map_err(|e| err(format!("runs[{i}]"), e.to_string()))?;
         let config = RunConfig::parse(&text).map_err(|e| err(at(&e.field), e.message))?;
         if out.iter().any(|r| r.config.name == config.name) {
@@ -244,7 +249,7 @@ mod tests {
     #[test]
     fn sprt_bounds_replace_every_sprt_runs_bounds_or_are_refused() {
         let text = include_str!("../../../examples/tune-search.toml");
-        let mut plan = parse(text, 1.0).expect("plan");
+        let mut plan = parse(text, 1.0, Path::new(".")).expect("plan");
         let spsa_before = plan.runs[0].clone();
         plan.set_sprt_bounds(-1.5, 4.0).expect("bounds");
         let sprt = plan.runs[1].config.sprt.as_ref().expect("sprt section");
@@ -257,13 +262,13 @@ mod tests {
         let matches_only = "title = \"t\"\n[[runs]]\nname = \"m\"\nkind = \"match\"\ngames = 4\n\
              [runs.limits]\nnodes = 100\n[[runs.variants]]\nvariant = \"latte\"\n\
              ruleset = \"normal\"\n[runs.first]\nengine = \"builtin\"\n";
-        let e = parse(matches_only, 1.0)
+        let e = parse(matches_only, 1.0, Path::new("."))
             .expect("plan")
             .set_sprt_bounds(0.0, 5.0)
             .unwrap_err();
         assert!(e.to_string().contains("no run of kind \"sprt\""), "{e}");
         for (e0, e1) in [(5.0, 0.0), (2.0, 2.0), (f64::NAN, 5.0), (0.0, 5000.0)] {
-            let e = parse(text, 1.0)
+            let e = parse(text, 1.0, Path::new("."))
                 .expect("plan")
                 .set_sprt_bounds(e0, e1)
                 .unwrap_err();
@@ -312,7 +317,7 @@ engine = "builtin"
             )
         };
         let text = format!("title = \"t\"\n{}{}", run("tune"), run("check"));
-        let plan = || parse(&text, 1.0).expect("plan");
+        let plan = || parse(&text, 1.0, Path::new(".")).expect("plan");
         let mut all = plan();
         all.select(&[]).expect("no names: every run");
         assert_eq!(all.runs.len(), 2);
@@ -334,9 +339,14 @@ engine = "builtin"
     fn plans_parse_scale_and_link() {
         // The `[limits]` table above belongs to the first run only in TOML if written as
         // `[runs.limits]`; a top-level `[limits]` is an unknown plan key.
-        let e = parse(PLAN, 1.0).unwrap_err();
+        let e = parse(PLAN, 1.0, Path::new(".")).unwrap_err();
         assert_eq!(e.field, "limits");
-        let plan = parse(&PLAN.replace("[limits]", "[runs.limits]"), 0.1).expect("valid");
+        let plan = parse(
+            &PLAN.replace("[limits]", "[runs.limits]"),
+            0.1,
+            Path::new("."),
+        )
+        .expect("valid");
         assert_eq!(plan.runs.len(), 2);
         assert_eq!(plan.runs[0].config.games, 20);
         assert_eq!(plan.runs[1].config.games, 10);
@@ -355,23 +365,55 @@ engine = "builtin"
     }
 
     #[test]
+    fn a_players_options_file_is_read_beside_the_plan() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+        let text = std::fs::read_to_string(dir.join("sprt-fitted-weights.toml")).expect("plan");
+        let plan = parse(&text, 1.0, &dir).expect("plan");
+        let second = plan.runs[0].config.second.clone().expect("second");
+        assert_eq!(
+            second.options.get("PawnValueMg"),
+            Some(&toml::Value::Integer(77))
+        );
+        assert!(plan.runs[0].config.first.options.is_empty());
+        let e = parse(&text, 1.0, Path::new("/nonexistent")).expect_err("no file there");
+        assert_eq!(e.field, "runs[0].second.options_file");
+        assert!(e.message.contains("weights-before-2026-12-05.txt"), "{e}");
+    }
+
+    #[test]
     fn errors_name_the_run_and_field() {
         let fixed = PLAN.replace("[limits]", "[runs.limits]");
         let e = parse(
             &fixed.replace("tuned_from = \"tune\"", "tuned_from = \"nope\""),
             1.0,
+            Path::new("."),
         )
         .unwrap_err();
         assert_eq!(e.field, "runs[1].tuned_from");
-        let e = parse(&fixed.replace("games = 100", "games = \"many\""), 1.0).unwrap_err();
+        let e = parse(
+            &fixed.replace("games = 100", "games = \"many\""),
+            1.0,
+            Path::new("."),
+        )
+        .unwrap_err();
         assert!(e.field.starts_with("runs[1].games"), "{e}");
         assert_eq!(
-            parse("title = 3\n[[runs]]\n", 1.0).unwrap_err().field,
+            parse("title = 3\n[[runs]]\n", 1.0, Path::new("."))
+                .unwrap_err()
+                .field,
             "title"
         );
-        assert_eq!(parse("", 1.0).unwrap_err().field, "runs");
-        assert_eq!(parse(&fixed, 0.0).unwrap_err().field, "--scale");
-        let e = parse(&fixed.replace("name = \"check\"", "name = \"tune\""), 1.0).unwrap_err();
+        assert_eq!(parse("", 1.0, Path::new(".")).unwrap_err().field, "runs");
+        assert_eq!(
+            parse(&fixed, 0.0, Path::new(".")).unwrap_err().field,
+            "--scale"
+        );
+        let e = parse(
+            &fixed.replace("name = \"check\"", "name = \"tune\""),
+            1.0,
+            Path::new("."),
+        )
+        .unwrap_err();
         assert_eq!(e.field, "runs[1].name");
     }
 }

@@ -187,7 +187,10 @@ engine = "master"
 "#;
 
     fn run(text: &str, scale: f64) -> PlannedRun {
-        plan::parse(text, scale).expect("plan").runs.remove(0)
+        plan::parse(text, scale, std::path::Path::new("."))
+            .expect("plan")
+            .runs
+            .remove(0)
     }
 
     fn stored(planned: &PlannedRun) -> String {
