@@ -177,6 +177,9 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
             p.model, p.elo0, p.elo1, p.llr, p.lower_bound, p.upper_bound, p.counted_pairs, p.state
         );
     }
+    if !is_study {
+        s.push_str(&format_row_scores(&d.row_scores));
+    }
     s.push_str(&format_spsa(&d.spsa));
     if !d.study.is_empty() {
         let _ = writeln!(
@@ -232,6 +235,42 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
                 }
             );
         }
+    }
+    s
+}
+
+/// `first`'s results under each study row of a run that mixes them (a test over chess, Latte
+/// and Secutor: did one variant pay for another's gain?). Empty when there are none.
+pub fn format_row_scores(rows: &[pb::RowScore]) -> String {
+    let mut s = String::new();
+    if rows.is_empty() {
+        return s;
+    }
+    let width = rows
+        .iter()
+        .map(|r| r.ruleset.len())
+        .max()
+        .unwrap_or(0)
+        .max(8);
+    let _ = writeln!(s, "by rule-set (first's games):");
+    for r in rows {
+        let elo = r.elo.as_ref().map_or_else(String::new, |e| {
+            format!("  Elo {:+.1} [{:+.1}, {:+.1}]", e.elo, e.ci_low, e.ci_high)
+        });
+        let games = r.wins + r.draws + r.losses;
+        let score = if games == 0 {
+            String::new()
+        } else {
+            format!(
+                "  {:.1}%",
+                100.0 * (r.wins as f64 + 0.5 * r.draws as f64) / games as f64
+            )
+        };
+        let _ = writeln!(
+            s,
+            "  {:<width$}  W {} D {} L {}  pentanomial {:?}{score}{elo}",
+            r.ruleset, r.wins, r.draws, r.losses, r.pentanomial
+        );
     }
     s
 }

@@ -2,7 +2,7 @@
 //! study rows, and per-token shares with their residuals.
 
 use crate::config::RunKind;
-use crate::model::{Detail, SprtFigures, SpsaRow, Summary, WorkerShare};
+use crate::model::{Detail, RowFigures, SprtFigures, SpsaRow, Summary, WorkerShare};
 use crate::residual;
 use crate::run::Run;
 use stats::Results;
@@ -82,8 +82,25 @@ pub fn detail(run: &Run, summary: Summary) -> Detail {
             residual: r,
         })
         .collect();
+    // One row is the whole run, already shown: rows add something only when they are several.
+    let by_row = if counted.by_row.len() > 1 {
+        counted
+            .by_row
+            .iter()
+            .map(|(row, r)| RowFigures {
+                row: row.clone(),
+                pentanomial: r.pentanomial,
+                wdl: r.wdl,
+                elo: stats::logistic_elo(&Results::Pentanomial(stats::Pentanomial(r.pentanomial)))
+                    .ok(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     Detail {
         summary,
+        by_row,
         config_toml: run.config_toml.clone(),
         pentanomial: penta.counts(),
         wdl,

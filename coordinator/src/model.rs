@@ -296,6 +296,21 @@ pub struct Detail {
     pub study: Option<stats::study::Study>,
     /// Workers.
     pub workers: Vec<WorkerShare>,
+    /// `first`'s results per study row, when the run has more than one (empty otherwise).
+    pub by_row: Vec<RowFigures>,
+}
+
+/// `first`'s results and Elo under one study row.
+#[derive(Debug, Clone)]
+pub struct RowFigures {
+    /// The row (`variant/rule-set` in runs that mix variants).
+    pub row: String,
+    /// Pentanomial of the row's pairs.
+    pub pentanomial: [u64; 5],
+    /// W, D, L of `first`.
+    pub wdl: [u64; 3],
+    /// Elo (none when the row's results cannot give one, e.g. before its first pair).
+    pub elo: Option<stats::EloEstimate>,
 }
 
 /// Counters for metrics.

@@ -223,6 +223,24 @@ impl From<Summary> for pb::RunSummary {
 
 impl From<Detail> for pb::RunDetail {
     fn from(d: Detail) -> Self {
+        let row_scores = d
+            .by_row
+            .iter()
+            .map(|r| pb::RowScore {
+                ruleset: r.row.clone(),
+                pentanomial: r.pentanomial.to_vec(),
+                wins: r.wdl[0],
+                draws: r.wdl[1],
+                losses: r.wdl[2],
+                elo: r.elo.as_ref().map(|e| pb::EloFigures {
+                    elo: e.elo,
+                    ci_low: e.ci[0],
+                    ci_high: e.ci[1],
+                    los: e.los,
+                    ..Default::default()
+                }),
+            })
+            .collect();
         let elo = d.elo.map(|e| pb::EloFigures {
             elo: e.elo,
             ci_low: e.ci[0],
@@ -326,6 +344,7 @@ impl From<Detail> for pb::RunDetail {
             config_toml: d.config_toml,
             comparisons,
             study_json,
+            row_scores,
         }
     }
 }

@@ -172,6 +172,11 @@ CREATE TABLE run_history (
     r#"
 UPDATE runs SET totals_ok = 0;
 "#,
+    // 7: the totals keep `first`'s results per study row too (a run mixing chess, Latte and
+    // Secutor shows what each variant says of the change): rebuilt once from the stored pairs.
+    r#"
+UPDATE runs SET totals_ok = 0;
+"#,
 ];
 
 /// Slots a worker token gets when `token add` is not told otherwise.

@@ -26,6 +26,30 @@ pub struct TokenTotals {
     pub study: StudyTally,
     /// Machine labels seen under the token (at most [`LABELS_KEPT`]).
     pub labels: BTreeSet<String>,
+    /// `first`'s results per study row (the assignment's, so as many entries as the run
+    /// config has rows, whatever a worker sends).
+    #[serde(default)]
+    pub by_row: BTreeMap<String, RowScore>,
+}
+
+/// `first`'s results under one study row: what a run mixing variants says of each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowScore {
+    /// Pairs by `first`'s half points.
+    pub pentanomial: [u64; 5],
+    /// `first`'s wins, draws, losses.
+    pub wdl: [u64; 3],
+}
+
+impl RowScore {
+    fn merge(&mut self, other: &RowScore) {
+        for (sum, n) in self.pentanomial.iter_mut().zip(other.pentanomial) {
+            *sum += n;
+        }
+        for (sum, n) in self.wdl.iter_mut().zip(other.wdl) {
+            *sum += n;
+        }
+    }
 }
 
 /// A game as the study tallies read it, counted under study row `row` (the assignment's,
@@ -45,6 +69,8 @@ impl TokenTotals {
     /// Count one pair, whose games go to study row `row`.
     pub fn add(&mut self, score: PairScore, games: &[GameFacts], row: &str, label: &str) {
         self.pentanomial[usize::from(score.half_points())] += 1;
+        let mut by_row = RowScore::default();
+        by_row.pentanomial[usize::from(score.half_points())] += 1;
         for g in games {
             let first_half = match (g.outcome, g.first_is_white) {
                 (Outcome::Draw, _) => 1,
@@ -52,7 +78,14 @@ impl TokenTotals {
                 _ => 0,
             };
             self.wdl[[2, 1, 0][first_half]] += 1;
+            by_row.wdl[[2, 1, 0][first_half]] += 1;
             self.study.add(&game_record(g, row));
+        }
+        match self.by_row.get_mut(row) {
+            Some(r) => r.merge(&by_row),
+            None => {
+                self.by_row.insert(row.to_string(), by_row);
+            }
         }
         if !label.is_empty() && self.labels.len() < LABELS_KEPT {
             self.labels.insert(label.to_string());
@@ -81,6 +114,8 @@ pub struct Counted {
     pub wdl: [u64; 3],
     /// Study tallies.
     pub study: StudyTally,
+    /// `first`'s results per study row.
+    pub by_row: BTreeMap<String, RowScore>,
 }
 
 impl RunTotals {
@@ -99,6 +134,9 @@ impl RunTotals {
                 *sum += n;
             }
             c.study.merge(&t.study);
+            for (row, r) in &t.by_row {
+                c.by_row.entry(row.clone()).or_default().merge(r);
+            }
         }
         c.pentanomial = Pentanomial(penta);
         c

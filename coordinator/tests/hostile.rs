@@ -1005,3 +1005,69 @@ async fn f15_mixed_variants_keep_their_rows_apart() {
     assert!(err.message().contains("latte/normal"), "{err}");
     server.shutdown().await;
 }
+
+/// A test that mixes variants shows `first`'s results under each of them, named by the
+/// assignment (a worker's spelling opens no row of its own), adding up to the run's own, and
+/// a run of one row shows none (its row is the run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mixed_variants_show_firsts_results_per_row() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let id = create(&mut admin, mixed_config("match", 40, "")).await;
+    let mut w = server.worker(&e.workers[0]).await;
+    let wid = register(&mut w, "box0").await;
+    while let Some(l) = lease(&mut w, wid, 4).await {
+        let mut seq = 0;
+        for task in &l.pairs {
+            let mut p = synthetic(task, 1, false);
+            for g in &mut p.games {
+                g.variant = g.variant.to_uppercase();
+            }
+            seq += 1;
+            let r = w
+                .submit(submit(wid, l.lease_id, seq, vec![p]))
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(r.accepted_pairs, 1);
+        }
+    }
+    let d = show(&mut admin, id).await;
+    let rows: Vec<(&str, u64)> = d
+        .row_scores
+        .iter()
+        .map(|r| (r.ruleset.as_str(), r.pentanomial.iter().sum()))
+        .collect();
+    assert_eq!(rows, [("chess/normal", 10), ("latte/normal", 10)]);
+    let sum = |f: fn(&pb::RowScore) -> u64| d.row_scores.iter().map(f).sum::<u64>();
+    assert_eq!(
+        (sum(|r| r.wins), sum(|r| r.draws), sum(|r| r.losses)),
+        (d.wins, d.draws, d.losses)
+    );
+    for k in 0..5 {
+        assert_eq!(
+            d.row_scores.iter().map(|r| r.pentanomial[k]).sum::<u64>(),
+            d.pentanomial[k]
+        );
+    }
+    assert!(d.row_scores.iter().all(|r| r.elo.is_some()));
+    let shown = coordinator::client::format_detail(&d);
+    assert!(
+        shown.contains("by rule-set") && shown.contains("chess/normal  W "),
+        "{shown}"
+    );
+
+    let one = config("match", 8, "")
+        .replace(
+            "[[variants]]\nvariant = \"latte\"\nruleset = \"luft\"\n",
+            "",
+        )
+        .replace("name = \"match test\"", "name = \"one row\"");
+    let id = create(&mut admin, one).await;
+    work(server.worker(&e.workers[1]).await, "box1", 0).await;
+    let d = show(&mut admin, id).await;
+    assert_eq!(d.pentanomial.iter().sum::<u64>(), 4);
+    assert!(d.row_scores.is_empty(), "{:?}", d.row_scores);
+    server.shutdown().await;
+}

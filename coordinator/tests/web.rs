@@ -427,11 +427,23 @@ async fn studies_are_lined_up_on_the_compare_page_and_bad_queries_are_named() {
         "{}",
         page.body
     );
-    for absent in ["Pentanomial of first", "Elo of first", "Elo over games"] {
+    for absent in [
+        "Pentanomial of first",
+        "Elo of first",
+        "Elo over games",
+        "First by rule-set",
+    ] {
         assert!(!page.body.contains(absent), "{absent} on a study's page");
     }
     let page = get(&format!("{base}/runs/{m}")).await;
     assert!(page.body.contains("Pentanomial of first"));
+    // The match plays two rule-sets: first's results under each.
+    assert!(
+        page.body.contains("First by rule-set")
+            && page.body.contains("<td class=\"l\">luft</td>"),
+        "{}",
+        page.body
+    );
 
     // The runs list links the latte studies side by side.
     let page = get(&format!("{base}/")).await;

@@ -75,6 +75,10 @@ pub fn detail(d: &pb::RunDetail) -> Value {
             "ruleset": c.ruleset, "baseline": c.baseline, "white_score_diff": c.white_score_diff,
             "white_score_p": c.white_score_p, "draw_rate_diff": c.draw_rate_diff, "draw_rate_p": c.draw_rate_p,
         })).collect::<Vec<_>>(),
+        "by_ruleset": d.row_scores.iter().map(|r| json!({
+            "ruleset": r.ruleset, "wins": r.wins, "draws": r.draws, "losses": r.losses,
+            "pentanomial": r.pentanomial, "elo": elo(r.elo.as_ref()),
+        })).collect::<Vec<_>>(),
         "workers": d.workers.iter().map(|w| json!({
             "name": w.name, "pairs": w.pairs, "pentanomial": w.pentanomial,
             "residual": w.residual, "flagged": w.flagged, "excluded": w.excluded,

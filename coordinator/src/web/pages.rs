@@ -562,6 +562,58 @@ fn study_tables(d: &pb::RunDetail) -> Option<String> {
     Some(out)
 }
 
+/// `first`'s results under each rule-set of a run that mixes them: did one variant pay for
+/// another's gain?
+fn row_scores_block(d: &pb::RunDetail) -> String {
+    if d.row_scores.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<String> = d
+        .row_scores
+        .iter()
+        .map(|r| {
+            let games = r.wins + r.draws + r.losses;
+            let score = if games == 0 {
+                0.0
+            } else {
+                (r.wins as f64 + 0.5 * r.draws as f64) / games as f64
+            };
+            let elo = r.elo.as_ref().map_or((0.0, String::new()), |e| {
+                (
+                    e.elo,
+                    format!("{:+.1} [{:+.1}, {:+.1}]", e.elo, e.ci_low, e.ci_high),
+                )
+            });
+            format!(
+                "<tr>{}{}{}{}{}{}{}</tr>",
+                td_l(&r.ruleset),
+                td_num(r.wins as f64, &r.wins.to_string()),
+                td_num(r.draws as f64, &r.draws.to_string()),
+                td_num(r.losses as f64, &r.losses.to_string()),
+                td_num(score, &format!("{:.1}%", 100.0 * score)),
+                td_num(elo.0, &elo.1),
+                td_l(&format!("{:?}", r.pentanomial)),
+            )
+        })
+        .collect();
+    format!(
+        "<h2>First by rule-set</h2>{}",
+        table(
+            "by-ruleset",
+            &[
+                "rule-set",
+                "wins",
+                "draws",
+                "losses",
+                "score",
+                "Elo (95%)",
+                "pentanomial"
+            ],
+            &rows
+        )
+    )
+}
+
 fn study_block(d: &pb::RunDetail) -> String {
     if d.study.is_empty() {
         return String::new();
@@ -801,6 +853,7 @@ async fn run_live(s: &WebState, id: u64, d: &pb::RunDetail) -> Result<String, Ap
     if !is_study {
         live.push_str("<h2>Pentanomial of first</h2>");
         live.push_str(&penta_table(d));
+        live.push_str(&row_scores_block(d));
     }
     live.push_str(&spsa_block(d));
     if !is_study {
