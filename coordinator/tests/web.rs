@@ -439,8 +439,7 @@ async fn studies_are_lined_up_on_the_compare_page_and_bad_queries_are_named() {
     assert!(page.body.contains("Pentanomial of first"));
     // The match plays two rule-sets: first's results under each.
     assert!(
-        page.body.contains("First by rule-set")
-            && page.body.contains("<td class=\"l\">luft</td>"),
+        page.body.contains("First by rule-set") && page.body.contains("<td class=\"l\">luft</td>"),
         "{}",
         page.body
     );
