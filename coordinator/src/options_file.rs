@@ -82,8 +82,11 @@ fn read(path: &Path) -> Result<Vec<(String, toml::Value)>, String> {
     let entries =
         worker::player::spec::parse_params_text(path, &text).map_err(|e| e.to_string())?;
     let mut out: Vec<(String, toml::Value)> = Vec::with_capacity(entries.len());
+    // A set, not a scan of `out`: a 1 MiB file holds some 200,000 short lines, and checking
+    // each against all before it would take minutes.
+    let mut seen = std::collections::HashSet::with_capacity(entries.len());
     for (line, name, value) in entries {
-        if out.iter().any(|(n, _)| *n == name) {
+        if !seen.insert(name.clone()) {
             let place = if line == 0 {
                 String::new()
             } else {
@@ -184,6 +187,24 @@ mod tests {
         std::fs::write(d.0.join("junk.txt"), "Tempo=1\n").expect("write");
         let e = resolve(&mut t, &d.0, "").expect_err("options not a table");
         assert_eq!(e.field, "first.options");
+    }
+
+    /// A file at the size cap, every line a different name, is read whole (the check for a
+    /// name set twice once compared each line with all before it: quadratic in the lines).
+    #[test]
+    fn a_file_of_many_names_at_the_cap_is_read() {
+        let d = Dir::new("many");
+        let mut text = String::new();
+        let mut n = 0;
+        while text.len() + 12 <= MAX_BYTES as usize {
+            text.push_str(&format!("p{n:07}=1\n"));
+            n += 1;
+        }
+        std::fs::write(d.0.join("many.txt"), &text).expect("write");
+        let mut t = table("[first]\noptions_file = \"many.txt\"\n");
+        resolve(&mut t, &d.0, "").expect("resolves");
+        let o = t["first"]["options"].as_table().expect("options");
+        assert_eq!(o.len(), n);
     }
 
     #[test]
