@@ -266,12 +266,12 @@ tunables! {
     // much of the clock a move may take is a bet on the game's length and on how much a
     // deeper iteration changes the move, which only games at a clock can settle. Depth- and
     // node-limited searches (the bench, SPSA at fixed nodes) never read them.
-    time_moves "TimeMovesToGo" = 25, 10, 60, 3.0, 0.002, All;
+    time_moves "TimeMovesToGo" = 18, 10, 60, 3.0, 0.002, All;
     time_inc_share "TimeIncShare" = 75, 25, 100, 6.0, 0.002, All;
     time_hard_factor "TimeHardFactor" = 300, 150, 600, 25.0, 0.002, All;
-    time_stable1 "TimeStable1" = 75, 30, 100, 5.0, 0.002, All;
-    time_stable2 "TimeStable2" = 60, 25, 100, 5.0, 0.002, All;
-    time_stable3 "TimeStable3" = 45, 20, 100, 5.0, 0.002, All;
+    time_stable1 "TimeStable1" = 90, 30, 100, 5.0, 0.002, All;
+    time_stable2 "TimeStable2" = 75, 25, 100, 5.0, 0.002, All;
+    time_stable3 "TimeStable3" = 60, 20, 100, 5.0, 0.002, All;
     time_score_drop "TimeScoreDrop" = 25, 0, 100, 5.0, 0.002, All;
     time_drop_margin "TimeDropMargin" = 30, 5, 150, 8.0, 0.002, All;
 }
