@@ -85,13 +85,9 @@ fn read(path: &Path) -> Result<Vec<(String, toml::Value)>, String> {
     // A set, not a scan of `out`: a 1 MiB file holds some 200,000 short lines, and checking
     // each against all before it would take minutes.
     let mut seen = std::collections::HashSet::with_capacity(entries.len());
-    for (line, name, value) in entries {
+    for engine::params_file::Entry { line, name, value } in entries {
         if !seen.insert(name.clone()) {
-            let place = if line == 0 {
-                String::new()
-            } else {
-                format!(" (line {line})")
-            };
+            let place = line.map(|l| format!(" (line {l})")).unwrap_or_default();
             return Err(format!("{shown}: {name:?} is set twice{place}"));
         }
         let value = match value.parse::<i64>() {

@@ -13,6 +13,7 @@ pub mod game;
 pub mod gustavian;
 pub mod notation;
 pub mod params;
+pub mod params_file;
 pub mod perft;
 pub mod position;
 pub mod san;

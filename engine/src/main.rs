@@ -2,6 +2,7 @@
 //! suites, the tunable parameters and the fit of the learned square tables as subcommands.
 
 mod cli;
+mod fit_args;
 mod tune_cli;
 mod weights_cli;
 

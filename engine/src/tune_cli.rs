@@ -8,23 +8,18 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use engine::eval::squares::SquareTable;
-use engine::params::Params;
 use engine::tune::{
-    check_learning_rate, enough_positions, fit_scale, table_source, FitConfig, Samples, TuneError,
+    check_learning_rate, enough_positions, fit_scale, table_source, Counts, FitConfig, Samples,
+    TuneError,
 };
-use engine::{Role, Rules};
+use engine::Role;
+
+use crate::fit_args::DataArgs;
 
 #[derive(Args)]
 pub(crate) struct TuneArgs {
-    /// `FEN [result]` lines (`worker positions` writes them from PGN).
-    #[arg(long, required = true)]
-    positions: Vec<String>,
-    /// The variant whose table is fitted (only chess has one).
-    #[arg(long, default_value = "chess")]
-    variant: String,
-    /// The rule-set (default: the variant's default).
-    #[arg(long)]
-    ruleset: Option<String>,
+    #[command(flatten)]
+    data: DataArgs,
     /// Passes over the training positions; 0 fits nothing and prints the losses of the table
     /// the engine has now (or of none, with --from-zero) on these positions.
     #[arg(long, default_value_t = FitConfig::default().epochs)]
@@ -35,10 +30,6 @@ pub(crate) struct TuneArgs {
     /// L2 penalty per centipawn squared.
     #[arg(long, default_value_t = FitConfig::default().l2)]
     l2: f64,
-    /// Hold out every N-th game (a changed result or a move number going back starts the
-    /// next) to measure the fit (0: none).
-    #[arg(long, default_value_t = FitConfig::default().holdout)]
-    holdout: usize,
     /// Start from zero instead of the table the engine has now.
     #[arg(long)]
     from_zero: bool,
@@ -62,23 +53,25 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
             "--epochs 0 only measures the table the engine has; there is no fitted table for --out to write"
         );
     }
-    let rules = Rules::parse(&a.variant, a.ruleset.as_deref())?;
+    let rules = a.data.rules()?;
     let current = engine::board8::square_table(rules).ok_or(TuneError::NoTable(rules))?;
-    let params = Params::default();
+    let params = a.data.params()?;
     let started = Instant::now();
-    let mut samples = Samples::default();
-    for file in &a.positions {
-        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
-        let s = Samples::read(&text, rules, &params).with_context(|| format!("in {file}"))?;
-        println!(
-            "{file}: {} positions of {} games, {} not quiet, {} kept",
-            s.read,
-            s.games,
-            s.not_quiet,
-            s.len()
-        );
-        samples.append(s);
-    }
+    let samples = a
+        .data
+        .read_all(
+            |text| Ok(Samples::read(text, rules, &params)?),
+            |s| {
+                let counts = Counts {
+                    games: s.games,
+                    read: s.read,
+                    not_quiet: s.not_quiet,
+                };
+                (counts, s.len())
+            },
+            Samples::append,
+        )?
+        .unwrap_or_default();
     enough_positions(samples.len())?;
     let k = fit_scale(&samples);
     println!(
@@ -90,7 +83,7 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
         epochs: a.epochs,
         learning_rate: a.learning_rate,
         l2: a.l2,
-        holdout: a.holdout,
+        holdout: a.data.holdout,
         keep_material: a.keep_material,
         ..FitConfig::default()
     };
@@ -148,7 +141,7 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
                 "Fitted by `engine tune-squares` on {} quiet positions of {} ({}), {} epochs{},",
                 samples.len(),
                 rules,
-                a.positions.join(", "),
+                a.data.positions.join(", "),
                 a.epochs,
                 if a.keep_material {
                     ", material kept"
@@ -165,6 +158,12 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
         let mut header = header;
         if let Some(source) = &a.source {
             header.insert(2, format!("Positions: {source}."));
+        }
+        if let Some(params) = &a.data.params {
+            header.insert(
+                2,
+                format!("Around the weights of {params} (the engine's defaults otherwise)."),
+            );
         }
         std::fs::write(out, table_source(&fit.table, &header))
             .with_context(|| format!("cannot write {out}"))?;

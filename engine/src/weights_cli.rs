@@ -13,20 +13,14 @@ use engine::params::{specs_for, ParamSpec, Params};
 use engine::tune::{
     check_learning_rate, enough_positions, evaluate_all, Positions, TuneError, WeightConfig,
 };
-use engine::{Rules, Variant};
+use engine::Variant;
+
+use crate::fit_args::DataArgs;
 
 #[derive(Args)]
 pub(crate) struct WeightsArgs {
-    /// `FEN [result]` lines (`worker positions`, then `worker label` for a stronger engine's
-    /// scores).
-    #[arg(long, required = true)]
-    positions: Vec<String>,
-    /// The variant the positions are of (chess or latte: the 8x8 board).
-    #[arg(long, default_value = "chess")]
-    variant: String,
-    /// The rule-set (default: the variant's default).
-    #[arg(long)]
-    ruleset: Option<String>,
+    #[command(flatten)]
+    data: DataArgs,
     /// Parameters not to fit (comma-separated names), beside those the positions' static
     /// evaluation never reads (the search's, the clock's), which are left alone anyway.
     #[arg(long, value_delimiter = ',')]
@@ -40,20 +34,18 @@ pub(crate) struct WeightsArgs {
     /// Adam's step size, in the weights' units.
     #[arg(long, default_value_t = WeightConfig::default().learning_rate)]
     learning_rate: f64,
-    /// Hold out every N-th game to measure the fit (0: none).
-    #[arg(long, default_value_t = WeightConfig::default().holdout)]
-    holdout: usize,
     /// Threads for the evaluations (1 to 256).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: u16,
-    /// Write the weights that changed here, one `name=value` a line.
+    /// Write the fitted parameter set here, one `name=value` a line: every weight that differs
+    /// from the engine's defaults (those of `--params` included), so the file alone is the set.
     #[arg(long)]
     out: Option<String>,
 }
 
 pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
     check_learning_rate(a.learning_rate)?;
-    let rules = Rules::parse(&a.variant, a.ruleset.as_deref())?;
+    let rules = a.data.rules()?;
     if rules.variant() == Variant::Secutor {
         return Err(TuneError::NotEightByEight(rules).into());
     }
@@ -65,31 +57,25 @@ pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
     let specs: Vec<&'static ParamSpec> = specs_for(rules.variant())
         .filter(|s| !skip.contains(&s.name))
         .collect();
-    let start = Params::default();
+    let start = a.data.params()?;
     let started = Instant::now();
-    let mut pos: Option<Positions> = None;
-    for file in &a.positions {
-        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
-        let p = Positions::read(&text, rules, &start).with_context(|| format!("in {file}"))?;
-        println!(
-            "{file}: {} positions of {} games, {} not quiet, {} kept",
-            p.counts.read,
-            p.counts.games,
-            p.counts.not_quiet,
-            p.len()
-        );
-        match &mut pos {
-            Some(all) => all.append(p),
-            None => pos = Some(p),
-        }
-    }
-    let pos = pos.unwrap_or_else(|| unreachable!("clap requires --positions"));
+    let pos = a
+        .data
+        .read_all(
+            |text| Ok(Positions::read(text, rules, &start)?),
+            |p| (p.counts, p.len()),
+            Positions::append,
+        )?
+        .ok_or(TuneError::TooFew {
+            found: 0,
+            needed: engine::tune::MIN_POSITIONS,
+        })?;
     enough_positions(pos.len())?;
     let config = WeightConfig {
         rounds: a.rounds,
         epochs: a.epochs,
         learning_rate: a.learning_rate,
-        holdout: a.holdout,
+        holdout: a.data.holdout,
         threads: usize::from(a.threads),
     };
     let evaluated = evaluate_all(&pos, &start, config.threads);
@@ -126,13 +112,22 @@ pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
             );
         }
     });
-    let mut lines = String::new();
     let mut changed = Vec::new();
     for spec in &specs {
         let (from, to) = (start.get(spec.name), fitted.get(spec.name));
         if let (Some(from), Some(to)) = (from, to) {
             if from != to {
                 changed.push(format!("{} {from} -> {to}", spec.name));
+            }
+        }
+    }
+    // The whole set against the defaults, not only what this fit moved: a fit that started
+    // from `--params` writes what that file set too, so the output alone reproduces it.
+    let defaults = Params::default();
+    let mut lines = String::new();
+    for spec in engine::params::SPECS {
+        if let (Some(default), Some(to)) = (defaults.get(spec.name), fitted.get(spec.name)) {
+            if default != to {
                 let _ = writeln!(lines, "{}={to}", spec.name);
             }
         }
@@ -146,10 +141,11 @@ pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
     );
     if let Some(out) = &a.out {
         let header = format!(
-            "# engine tune-weights on {} quiet positions of {rules} ({}), K {k:.4}:\n\
+            "# engine tune-weights on {} quiet positions of {rules} ({}), K {k:.4}, from {}:\n\
              # mean squared error {:.6} -> {:.6}, held out {:.6} -> {:.6}.\n",
             pos.len(),
-            a.positions.join(", "),
+            a.data.positions.join(", "),
+            a.data.params.as_deref().unwrap_or("the engine's defaults"),
             before.train,
             after.train,
             before.holdout,

@@ -463,7 +463,32 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
     let few = write("few.txt", &good.repeat(3));
     let label = write("label.txt", &format!("{good}{START} [2]\n"));
     let fen = write("fen.txt", &format!("{good}{good}8/8/8 w - - 0 1 [1.0]\n"));
-    let cases: Vec<(Vec<&str>, String)> = vec![
+    let unknown = write("unknown.txt", "Tempo=20\nNoSuchWeight=1\n");
+    let range = write("range.txt", "{\"Tempo\": 100000}");
+    let mut cases: Vec<(Vec<&str>, String)> = vec![];
+    // The weights a fit starts from (`--params`): unreadable, unknown or out of range, each
+    // refused by either fit before any position is read.
+    for command in ["tune-squares", "tune-weights"] {
+        cases.push((
+            vec![
+                command,
+                "--positions",
+                &few,
+                "--params",
+                "/nonexistent/w.txt",
+            ],
+            "cannot read /nonexistent/w.txt".into(),
+        ));
+        cases.push((
+            vec![command, "--positions", &few, "--params", &unknown],
+            format!("parameters file {unknown}: line 2: unknown parameter"),
+        ));
+        cases.push((
+            vec![command, "--positions", &few, "--params", &range],
+            format!("parameters file {range}: parameter Tempo: value 100000 is outside its range"),
+        ));
+    }
+    cases.extend(vec![
         (
             vec!["tune-squares", "--positions", "/nonexistent/p.txt"],
             "cannot read /nonexistent/p.txt".into(),
@@ -532,7 +557,7 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             vec!["tune-weights", "--positions", &few, "--threads", "100000"],
             "--threads".into(),
         ),
-    ];
+    ]);
     for (args, needle) in cases {
         let (code, stderr) = engine_cmd(&args);
         assert_eq!(code, 2, "{args:?}: {stderr}");

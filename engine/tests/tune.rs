@@ -163,3 +163,70 @@ fn tune_weights_writes_the_weights_it_moved_as_a_parameters_file() {
     assert_ne!(params, engine::params::Params::default());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn both_fits_start_from_a_parameters_file() {
+    let (dir, file) = folder_with_positions("tune-params");
+    let file = file.to_str().expect("utf8");
+    let start = dir.join("start.txt");
+    // Pieces worth far less than the defaults say: these positions then read otherwise.
+    std::fs::write(&start, "KnightValueMg=200\nKnightValueEg=200\nTempo=40\n").expect("write");
+    let start = start.to_str().expect("utf8");
+
+    let (ok, defaults, err) = engine(&["tune-squares", "--positions", file, "--epochs", "0"]);
+    assert!(ok, "{err}");
+    let (ok, around, err) = engine(&[
+        "tune-squares",
+        "--positions",
+        file,
+        "--epochs",
+        "0",
+        "--params",
+        start,
+    ]);
+    assert!(ok, "{err}");
+    assert_ne!(
+        number_after(&defaults, "train"),
+        number_after(&around, "train"),
+        "the table is measured around the file's weights\n{defaults}\n{around}"
+    );
+
+    // The weights' fit starts there, and writes the whole set: Tempo, excluded from the fit,
+    // keeps the file's value, so the output alone reproduces the fitted evaluation.
+    let out = dir.join("weights.txt");
+    let (ok, fitted, err) = engine(&[
+        "tune-weights",
+        "--positions",
+        file,
+        "--rounds",
+        "1",
+        "--epochs",
+        "20",
+        "--exclude",
+        "Tempo",
+        "--params",
+        start,
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(ok, "{err}");
+    let (ok, plain, err) = engine(&[
+        "tune-weights",
+        "--positions",
+        file,
+        "--rounds",
+        "1",
+        "--epochs",
+        "1",
+    ]);
+    assert!(ok, "{err}");
+    assert_ne!(
+        number_after(&fitted, "loss train"),
+        number_after(&plain, "loss train"),
+        "{fitted}\n{plain}"
+    );
+    let text = std::fs::read_to_string(&out).expect("written");
+    assert!(text.contains(&format!("from {start}")), "{text}");
+    assert!(text.lines().any(|l| l == "Tempo=40"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use engine::error::RulesError;
+use engine::params_file::Entry;
 use engine::Rules;
 use proto::v1 as pb;
 use thiserror::Error;
@@ -95,9 +96,13 @@ pub(crate) fn player(
     // Per-pair options override the lease's; sorted so every run applies them alike.
     let mut merged: BTreeMap<&String, &String> = p.options.iter().collect();
     merged.extend(extra.iter());
-    let mut options: Vec<(usize, String, String)> = merged
+    let mut options: Vec<Entry> = merged
         .into_iter()
-        .map(|(k, v)| (0, k.clone(), v.clone()))
+        .map(|(k, v)| Entry {
+            line: None,
+            name: k.clone(),
+            value: v.clone(),
+        })
         .collect();
     let mut spec = if p.engine == BUILTIN || p.engine.is_empty() {
         PlayerSpec::internal(p.name.clone())
@@ -108,9 +113,9 @@ pub(crate) fn player(
     if let PlayerSpec::Internal(i) = &mut spec {
         if let Some(pos) = options
             .iter()
-            .position(|(_, k, _)| k.eq_ignore_ascii_case("hash"))
+            .position(|e| e.name.eq_ignore_ascii_case("hash"))
         {
-            let (_, _, v) = options.remove(pos);
+            let v = options.remove(pos).value;
             i.hash_mib = v.parse().map_err(|_| LeaseError::BadHash(v))?;
         }
     }

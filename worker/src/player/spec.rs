@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use engine::params::Params;
+use engine::params_file::{self, Entry};
 
 use crate::error::WorkerError;
 
@@ -95,26 +96,22 @@ impl PlayerSpec {
 
     /// Applies `name=value` parameter assignments: checked against our engine's parameters for
     /// an in-process player, sent as `setoption` for a UCI engine.
-    pub fn apply_params(
-        &mut self,
-        source: &Path,
-        entries: &[(usize, String, String)],
-    ) -> Result<(), WorkerError> {
+    pub fn apply_params(&mut self, source: &Path, entries: &[Entry]) -> Result<(), WorkerError> {
         match self {
             PlayerSpec::Internal(i) => {
-                for (line, name, value) in entries {
-                    i.params
-                        .set_text(name, value)
-                        .map_err(|e| WorkerError::ParamsFile {
+                for e in entries {
+                    i.params.set_text(&e.name, &e.value).map_err(|err| {
+                        WorkerError::ParamsFile {
                             path: source.to_path_buf(),
-                            line: (*line > 0).then_some(*line),
-                            detail: e.to_string(),
-                        })?;
+                            line: e.line,
+                            detail: err.to_string(),
+                        }
+                    })?;
                 }
             }
             PlayerSpec::Uci(u) => {
                 u.options
-                    .extend(entries.iter().map(|(_, n, v)| (n.clone(), v.clone())));
+                    .extend(entries.iter().map(|e| (e.name.clone(), e.value.clone())));
             }
         }
         Ok(())
@@ -231,10 +228,9 @@ impl PlayerSpec {
     }
 }
 
-/// Reads a parameters file: a JSON object of names to integers, or lines `name=value`
-/// (`name value` also works; `#` starts a comment). Returns `(line, name, value)` with line 0
-/// for JSON.
-pub fn read_params_file(path: &Path) -> Result<Vec<(usize, String, String)>, WorkerError> {
+/// Reads a parameters file (the format of [`engine::params_file`]), naming the file in any
+/// error.
+pub fn read_params_file(path: &Path) -> Result<Vec<Entry>, WorkerError> {
     let text = std::fs::read_to_string(path).map_err(|source| WorkerError::ParamsUnreadable {
         path: path.to_path_buf(),
         source,
@@ -242,50 +238,13 @@ pub fn read_params_file(path: &Path) -> Result<Vec<(usize, String, String)>, Wor
     parse_params_text(path, &text)
 }
 
-/// Parses the text of a parameters file (see [`read_params_file`]).
-pub fn parse_params_text(
-    path: &Path,
-    text: &str,
-) -> Result<Vec<(usize, String, String)>, WorkerError> {
-    let bad = |line: Option<usize>, detail: String| WorkerError::ParamsFile {
+/// Parses the text of a parameters file read from `path` (see [`read_params_file`]).
+pub fn parse_params_text(path: &Path, text: &str) -> Result<Vec<Entry>, WorkerError> {
+    params_file::parse(text).map_err(|e| WorkerError::ParamsFile {
         path: path.to_path_buf(),
-        line,
-        detail,
-    };
-    if text.trim_start().starts_with('{') {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| bad(None, format!("invalid JSON: {e}")))?;
-        let Some(object) = value.as_object() else {
-            return Err(bad(None, "expected a JSON object of name: integer".into()));
-        };
-        return object
-            .iter()
-            .map(|(k, v)| match v.as_i64() {
-                Some(n) => Ok((0, k.clone(), n.to_string())),
-                None => Err(bad(None, format!("value of {k:?} is not an integer: {v}"))),
-            })
-            .collect();
-    }
-    let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let (name, value) = line
-            .split_once('=')
-            .or_else(|| line.split_once(char::is_whitespace))
-            .ok_or_else(|| bad(Some(i + 1), format!("expected name=value, found {line:?}")))?;
-        let (name, value) = (name.trim(), value.trim());
-        if name.is_empty() || value.is_empty() {
-            return Err(bad(
-                Some(i + 1),
-                format!("expected name=value, found {line:?}"),
-            ));
-        }
-        out.push((i + 1, name.to_string(), value.to_string()));
-    }
-    Ok(out)
+        line: e.line,
+        detail: e.detail,
+    })
 }
 
 #[cfg(test)]
@@ -343,15 +302,16 @@ mod tests {
         let p = Path::new("p.txt");
         let lines =
             parse_params_text(p, "# tuned\nPawnValueMg=90\nTempo 14 # more\n\n").expect("valid");
+        let named: Vec<(Option<usize>, &str, &str)> = lines
+            .iter()
+            .map(|e| (e.line, e.name.as_str(), e.value.as_str()))
+            .collect();
         assert_eq!(
-            lines,
-            [
-                (2, "PawnValueMg".into(), "90".into()),
-                (3, "Tempo".into(), "14".into())
-            ]
+            named,
+            [(Some(2), "PawnValueMg", "90"), (Some(3), "Tempo", "14")]
         );
         let json = parse_params_text(p, r#"{"PawnValueMg": 90}"#).expect("valid");
-        assert_eq!(json, [(0, "PawnValueMg".into(), "90".into())]);
+        assert_eq!((json[0].line, json[0].name.as_str()), (None, "PawnValueMg"));
         let err = parse_params_text(p, "PawnValueMg\n").expect_err("no value");
         assert!(err.to_string().contains("line 1"), "{err}");
         let err = parse_params_text(p, r#"{"Tempo": "x"}"#).expect_err("not integer");
@@ -359,11 +319,25 @@ mod tests {
 
         let mut spec = PlayerSpec::internal("e");
         let err = spec
-            .apply_params(p, &[(7, "NoSuchParam".into(), "1".into())])
+            .apply_params(
+                p,
+                &[Entry {
+                    line: Some(7),
+                    name: "NoSuchParam".into(),
+                    value: "1".into(),
+                }],
+            )
             .expect_err("unknown");
         assert!(err.to_string().contains("NoSuchParam") && err.to_string().contains("line 7"));
         let err = spec
-            .apply_params(p, &[(2, "Tempo".into(), "999".into())])
+            .apply_params(
+                p,
+                &[Entry {
+                    line: Some(2),
+                    name: "Tempo".into(),
+                    value: "999".into(),
+                }],
+            )
             .expect_err("out of range");
         assert!(err.to_string().contains("Tempo"), "{err}");
     }
