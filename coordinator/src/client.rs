@@ -239,6 +239,15 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
     s
 }
 
+/// A rule-set row's W/D/L as the statistics count them.
+pub fn row_trinomial(r: &pb::RowScore) -> stats::Trinomial {
+    stats::Trinomial {
+        wins: r.wins,
+        draws: r.draws,
+        losses: r.losses,
+    }
+}
+
 /// `first`'s results under each study row of a run that mixes them (a test over chess, Latte
 /// and Secutor: did one variant pay for another's gain?). Empty when there are none.
 pub fn format_row_scores(rows: &[pb::RowScore]) -> String {
@@ -257,15 +266,9 @@ pub fn format_row_scores(rows: &[pb::RowScore]) -> String {
         let elo = r.elo.as_ref().map_or_else(String::new, |e| {
             format!("  Elo {:+.1} [{:+.1}, {:+.1}]", e.elo, e.ci_low, e.ci_high)
         });
-        let games = r.wins + r.draws + r.losses;
-        let score = if games == 0 {
-            String::new()
-        } else {
-            format!(
-                "  {:.1}%",
-                100.0 * (r.wins as f64 + 0.5 * r.draws as f64) / games as f64
-            )
-        };
+        let score = row_trinomial(r)
+            .score()
+            .map_or_else(String::new, |s| format!("  {:.1}%", 100.0 * s));
         let _ = writeln!(
             s,
             "  {:<width$}  W {} D {} L {}  pentanomial {:?}{score}{elo}",

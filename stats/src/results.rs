@@ -24,6 +24,12 @@ impl Trinomial {
     pub fn games(&self) -> u64 {
         self.wins + self.draws + self.losses
     }
+
+    /// The share of the points scored, a draw counting half: `None` before any game.
+    pub fn score(&self) -> Option<f64> {
+        let games = self.games();
+        (games > 0).then(|| (self.wins as f64 + 0.5 * self.draws as f64) / games as f64)
+    }
 }
 
 /// How many game pairs (same opening, colours swapped) scored 0, ½, 1, 1½ and 2 points for the
@@ -214,5 +220,21 @@ impl From<Trinomial> for Results {
 impl From<Pentanomial> for Results {
     fn from(value: Pentanomial) -> Self {
         Self::Pentanomial(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn score_counts_a_draw_as_half_a_point() {
+        let t = Trinomial {
+            wins: 3,
+            draws: 2,
+            losses: 5,
+        };
+        assert_eq!(t.score(), Some(0.4));
+        assert_eq!(Trinomial::default().score(), None);
     }
 }

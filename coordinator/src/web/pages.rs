@@ -572,12 +572,7 @@ fn row_scores_block(d: &pb::RunDetail) -> String {
         .row_scores
         .iter()
         .map(|r| {
-            let games = r.wins + r.draws + r.losses;
-            let score = if games == 0 {
-                0.0
-            } else {
-                (r.wins as f64 + 0.5 * r.draws as f64) / games as f64
-            };
+            let score = crate::client::row_trinomial(r).score().unwrap_or(0.0);
             let elo = r.elo.as_ref().map_or((0.0, String::new()), |e| {
                 (
                     e.elo,
