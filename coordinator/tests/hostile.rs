@@ -926,6 +926,28 @@ async fn f13_forged_milestones_are_refused_and_honest_ones_stored() {
     server.shutdown().await;
 }
 
+/// Submits a synthetic pair for each task of `l`, one report each, every game's facts passed
+/// through `edit` first (a worker's own spelling of what it was assigned), and checks that
+/// each pair is accepted.
+async fn play_edited(
+    w: &mut Worker,
+    wid: u64,
+    l: &pb::Lease,
+    bias: u64,
+    edit: impl Fn(&mut pb::GameFacts),
+) {
+    for (seq, task) in (1..).zip(&l.pairs) {
+        let mut p = synthetic(task, bias, false);
+        p.games.iter_mut().for_each(&edit);
+        let r = w
+            .submit(submit(wid, l.lease_id, seq, vec![p]))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(r.accepted_pairs, 1, "pair {seq} of lease {}", l.lease_id);
+    }
+}
+
 /// Finding 14: a study row is named by the assignment, not by the worker. The rules parse
 /// case-insensitively, so "NORMAL" names the pair's own game and is accepted; counting it
 /// under the worker's spelling would let one worker open rows of its own ("NORMAL", "Luft")
@@ -943,21 +965,11 @@ async fn f14_study_rows_are_named_by_the_assignment() {
     let mut w = server.worker(&e.workers[0]).await;
     let wid = register(&mut w, "box0").await;
     let l = lease(&mut w, wid, 4).await.unwrap();
-    let mut seq = 0;
-    for task in &l.pairs {
-        let mut p = synthetic(task, 0, false);
-        for g in &mut p.games {
-            g.ruleset = g.ruleset.to_uppercase();
-            g.variant = g.variant.to_uppercase();
-        }
-        seq += 1;
-        let r = w
-            .submit(submit(wid, l.lease_id, seq, vec![p]))
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(r.accepted_pairs, 1);
-    }
+    play_edited(&mut w, wid, &l, 0, |g| {
+        g.ruleset = g.ruleset.to_uppercase();
+        g.variant = g.variant.to_uppercase();
+    })
+    .await;
     let d = show(&mut admin, id).await;
     let rows: BTreeSet<&str> = d.study.iter().map(|r| r.ruleset.as_str()).collect();
     assert!(
@@ -1018,20 +1030,7 @@ async fn mixed_variants_show_firsts_results_per_row() {
     let mut w = server.worker(&e.workers[0]).await;
     let wid = register(&mut w, "box0").await;
     while let Some(l) = lease(&mut w, wid, 4).await {
-        let mut seq = 0;
-        for task in &l.pairs {
-            let mut p = synthetic(task, 1, false);
-            for g in &mut p.games {
-                g.variant = g.variant.to_uppercase();
-            }
-            seq += 1;
-            let r = w
-                .submit(submit(wid, l.lease_id, seq, vec![p]))
-                .await
-                .unwrap()
-                .into_inner();
-            assert_eq!(r.accepted_pairs, 1);
-        }
+        play_edited(&mut w, wid, &l, 1, |g| g.variant = g.variant.to_uppercase()).await;
     }
     let d = show(&mut admin, id).await;
     let rows: Vec<(&str, u64)> = d
