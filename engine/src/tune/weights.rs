@@ -80,15 +80,24 @@ impl Positions {
 /// Every position's evaluation under `params`, from White's side, in centipawns; the work is
 /// split over `threads`.
 pub fn evaluate_all(pos: &Positions, params: &Params, threads: usize) -> Vec<f32> {
+    let all: Vec<usize> = (0..pos.len()).collect();
+    evaluate(pos, &all, params, threads)
+}
+
+/// The evaluation under `params`, from White's side, of the positions `indices` names, in
+/// their order, split over `threads`: all of them, or only the training ones (each weight's
+/// effect is measured on those alone; the held-out tenth would be evaluated for nothing).
+fn evaluate(pos: &Positions, indices: &[usize], params: &Params, threads: usize) -> Vec<f32> {
     let table = pst::Table::new(params);
-    let chunk = pos.len().div_ceil(threads.max(1)).max(1);
-    let mut out = vec![0.0f32; pos.len()];
+    let chunk = indices.len().div_ceil(threads.max(1)).max(1);
+    let mut out = vec![0.0f32; indices.len()];
     thread::scope(|s| {
-        for (boards, out) in pos.boards.chunks(chunk).zip(out.chunks_mut(chunk)) {
+        for (indices, out) in indices.chunks(chunk).zip(out.chunks_mut(chunk)) {
             let table = &table;
             s.spawn(move || {
                 let mut pawns = PawnCache::new();
-                for (b, o) in boards.iter().zip(out.iter_mut()) {
+                for (&i, o) in indices.iter().zip(out.iter_mut()) {
+                    let b = &pos.boards[i];
                     let e = b.evaluate_with(params, table, &mut pawns);
                     *o = if b.turn() == Color::White { e } else { -e } as f32;
                 }
@@ -217,9 +226,13 @@ impl WeightConfig {
                 let mut p = params.clone();
                 // Within the declared range by construction.
                 let _ = p.set(spec.name, i64::from(moved));
-                let e = evaluate_all(pos, &p, self.threads);
+                let e = evaluate(pos, &train, &p, self.threads);
                 let per = (moved - now) as f32;
-                let s: Vec<f32> = train.iter().map(|&i| (e[i] - base[i]) / per).collect();
+                let s: Vec<f32> = train
+                    .iter()
+                    .zip(&e)
+                    .map(|(&i, &moved)| (moved - base[i]) / per)
+                    .collect();
                 if s.iter().all(|&x| x == 0.0) {
                     unseen.push(spec.name);
                 }
