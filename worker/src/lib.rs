@@ -46,5 +46,6 @@ pub mod player;
 pub mod positions;
 pub mod record;
 pub mod runner;
+pub mod usage;
 
 pub use error::WorkerError;

@@ -22,6 +22,7 @@ use crate::pgn::PgnOptions;
 use crate::player::PlayerSpec;
 use crate::record::PairResult;
 use crate::runner::GameConfig;
+use crate::usage::{self, Usage};
 
 /// A match's settings.
 #[derive(Clone, Debug)]
@@ -58,6 +59,8 @@ pub struct Tally {
     pub pentanomial: Pentanomial,
     /// Games by termination id.
     pub terminations: BTreeMap<String, u64>,
+    /// How each player (first, second) spent its clock and searched.
+    pub usage: [Usage; 2],
 }
 
 impl Tally {
@@ -77,6 +80,7 @@ impl Tally {
                 .entry(g.termination.id().to_string())
                 .or_default() += 1;
         }
+        usage::add_pair(&mut self.usage, pair);
     }
 
     /// Games counted.
@@ -148,6 +152,7 @@ impl Tally {
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
         out.push_str(&format!("Terminations: {}\n", terms.join(", ")));
+        out.push_str(&usage::report(&self.usage, names));
         out
     }
 }

@@ -115,6 +115,19 @@ fn a_small_match_reports_and_writes_pgn() {
         "{stdout}"
     );
     assert!(stdout.contains("p vs fake-uci"), "{stdout}");
+    // Each player's clock and search a move, the engine's own and the UCI engine's.
+    assert!(
+        stdout.contains("Per move (over each side's first 10 moves"),
+        "{stdout}"
+    );
+    for name in ["p ", "fake-uci "] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with(name) && l.contains(" s (")),
+            "{name}: {stdout}"
+        );
+    }
     let games = worker::pgn::read(&std::fs::read_to_string(&pgn).expect("pgn")).expect("pgn");
     assert_eq!(games.len(), 4);
     assert_eq!(games[0].tag("Round"), Some("1.1"));
