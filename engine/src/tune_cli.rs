@@ -153,7 +153,8 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
                 "learning rate {}, L2 {}, K {:.4}: mean squared error {:.6} -> {:.6}, held out {:.6} -> {:.6}.",
                 a.learning_rate, a.l2, fit.k, fit.start.train, fit.end.train, fit.start.holdout, fit.end.holdout
             ),
-            "Values in centipawns from the piece's own side, the eighth rank on top.".into(),
+            "Values in centipawns from the piece's own side, the eighth rank on top, for a side whose".into(),
+            "king stands on the e..h files (a king on a..d reads them mirrored by file).".into(),
         ];
         let mut header = header;
         if let Some(source) = &a.source {

@@ -134,10 +134,12 @@ impl EvalBoard for Board {
         let Some(table) = super::tables::fitted(self.rules) else {
             return (0, 0);
         };
+        let king_file = self.king_of(color).file_index();
         let (mut mg, mut eg) = (0, 0);
         for role in &Role::ALL[..crate::eval::squares::ROLES] {
             for sq in Board::pieces(self, color, *role) {
-                let (m, e) = table.value(*role, sq.relative(color).index());
+                let index = crate::eval::squares::king_side(sq.relative(color).index(), king_file);
+                let (m, e) = table.value(*role, index);
                 mg += m;
                 eg += e;
             }
@@ -536,6 +538,54 @@ mod tests {
             q.to_fen()
         );
         assert_eq!(flip_fen(&q.to_fen()), fen, "flip round trip");
+    }
+
+    /// The FEN of the position mirrored by file (a <-> h), which must have no castling rights
+    /// (castling is not symmetric by file).
+    fn mirror_files_fen(fen: &str) -> String {
+        let f: Vec<&str> = fen.split_whitespace().collect();
+        assert_eq!(f[2], "-", "{fen}: castling rights do not mirror by file");
+        let board: Vec<String> = f[0].split('/').map(|r| r.chars().rev().collect()).collect();
+        let ep = if f[3] == "-" {
+            "-".to_string()
+        } else {
+            let b = f[3].as_bytes();
+            format!("{}{}", (b'a' + b'h' - b[0]) as char, b[1] as char)
+        };
+        format!("{} {} - {ep} {}", board.join("/"), f[1], f[4..].join(" "))
+    }
+
+    /// The learned table is read from the king's wing: a position and its mirror image by file
+    /// sum the same table values for each side, whichever wing (or the d and e files) each
+    /// king stands on.
+    #[test]
+    fn the_square_table_is_read_from_the_kings_wing() {
+        let rules = Rules::default_for(crate::variant::Variant::Chess);
+        let table = crate::board8::square_table_testing::patterned_table();
+        let fens = [
+            "2kr3r/ppp2ppp/2n1b3/3q4/8/2NQ1N2/PPP2PPP/2KR3R w - - 4 14",
+            "r4rk1/pp3ppp/2n1bn2/3q4/3P4/2NQ1N2/PP3PPP/R4RK1 b - - 0 12",
+            "3k4/ppp5/8/8/8/8/5PPP/4K3 b - - 0 30",
+            "8/5pk1/6p1/3R4/8/6P1/r4P1K/8 w - - 0 40",
+            "4k3/8/8/3pP3/8/8/8/3K4 w - d6 0 2",
+        ];
+        crate::board8::square_table_testing::with_table(table, || {
+            for fen in fens {
+                let p = Board::from_fen(rules, fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+                let mirrored = mirror_files_fen(fen);
+                let q =
+                    Board::from_fen(rules, &mirrored).unwrap_or_else(|e| panic!("{mirrored}: {e}"));
+                for color in [Color::White, Color::Black] {
+                    let sum = p.square_table_sum(color);
+                    assert_ne!(sum, (0, 0), "{fen}: the table is read");
+                    assert_eq!(
+                        sum,
+                        q.square_table_sum(color),
+                        "{fen} vs {mirrored}, {color:?}"
+                    );
+                }
+            }
+        });
     }
 
     /// White's view of a position and Black's view of its mirror image score alike: catches

@@ -45,6 +45,24 @@ pub(crate) mod testing {
         pub(super) static TABLE: Cell<Option<&'static SquareTable>> = const { Cell::new(None) };
     }
 
+    /// A table with a different value on nearly every role, square and phase, so that a test
+    /// reading it from the wrong square cannot pass.
+    pub(crate) fn patterned_table() -> &'static SquareTable {
+        let mut t = SquareTable::ZERO;
+        let mut x: u32 = 12345;
+        let mut next = || {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            ((x >> 16) % 121) as i16 - 60
+        };
+        for r in 0..crate::eval::squares::ROLES {
+            for sq in 0..crate::eval::squares::SQUARES {
+                t.mg[r][sq] = next();
+                t.eg[r][sq] = next();
+            }
+        }
+        Box::leak(Box::new(t))
+    }
+
     /// Runs `f` with `table` as chess's table on this thread.
     pub(crate) fn with_table<R>(table: &'static SquareTable, f: impl FnOnce() -> R) -> R {
         let before = TABLE.replace(Some(table));

@@ -418,22 +418,6 @@ mod model_tests {
 
     /// A table with a value on every entry (a fixed pseudo-random pattern within ±60), so that
     /// a mismatch of square, colour or phase between the fit and the engine shows.
-    fn patterned_table() -> &'static SquareTable {
-        let mut t = SquareTable::ZERO;
-        let mut x: u32 = 12345;
-        let mut next = || {
-            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            ((x >> 16) % 121) as i16 - 60
-        };
-        for r in 0..ROLES {
-            for sq in 0..SQUARES {
-                t.mg[r][sq] = next();
-                t.eg[r][sq] = next();
-            }
-        }
-        Box::leak(Box::new(t))
-    }
-
     /// The fit's model of the evaluation (the base without the table plus the table's entries
     /// tapered) is the engine's evaluation with its table, up to the integer divisions' rounding:
     /// otherwise the fit would tune a table for an evaluation the engine does not have. Checked
@@ -444,7 +428,7 @@ mod model_tests {
         let rules = Rules::default_for(Variant::Chess);
         let shipped = crate::board8::square_table(rules).expect("chess has a table");
         check_model(shipped);
-        let table = patterned_table();
+        let table = crate::board8::square_table_testing::patterned_table();
         crate::board8::square_table_testing::with_table(table, || check_model(table));
     }
 
@@ -455,6 +439,9 @@ mod model_tests {
             "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R b KQ - 3 9",
             "8/5pk1/6p1/3R4/8/6P1/r4P1K/8 w - - 0 40",
             "2r3k1/1q3ppp/p2p4/1p1Np3/4P3/1P3Q2/P4PPP/3R2K1 w - - 0 28",
+            // Kings on the queen side, which read the table mirrored by file.
+            "2kr1b1r/ppp2ppp/2np1n2/4p3/4P3/2NP1N2/PPP2PPP/2KR1B1R w - - 0 8",
+            "3k4/ppp5/8/8/8/8/5PPP/4K3 b - - 0 30",
         ];
         let text: String = fens.iter().map(|f| format!("{f} [0.5]\n")).collect();
         let params = Params::default();

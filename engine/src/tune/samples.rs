@@ -3,7 +3,7 @@
 
 use super::TuneError;
 use crate::board8::Board;
-use crate::eval::squares::{ROLES, SQUARES};
+use crate::eval::squares::{king_side, ROLES, SQUARES};
 use crate::eval::{PawnCache, SearchPosition, MAX_PHASE};
 use crate::params::Params;
 use crate::position::{MoveList, Position};
@@ -208,7 +208,9 @@ impl Samples {
             if piece.role.index() >= ROLES {
                 continue;
             }
-            let e = entry(piece.role.index(), sq.relative(piece.color).index());
+            let king_file = board.king_of(piece.color).file_index();
+            let index = king_side(sq.relative(piece.color).index(), king_file);
+            let e = entry(piece.role.index(), index);
             self.entries.push(match piece.color {
                 Color::White => e,
                 Color::Black => e | BLACK,
