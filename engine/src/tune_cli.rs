@@ -9,8 +9,7 @@ use clap::Args;
 
 use engine::eval::squares::SquareTable;
 use engine::tune::{
-    check_learning_rate, enough_positions, fit_scale, table_source, Counts, FitConfig, Samples,
-    TuneError,
+    check_learning_rate, enough_positions, fit_scale, table_source, FitConfig, Samples, TuneError,
 };
 use engine::Role;
 
@@ -61,14 +60,7 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
         .data
         .read_all(
             |text| Ok(Samples::read(text, rules, &params)?),
-            |s| {
-                let counts = Counts {
-                    games: s.games,
-                    read: s.read,
-                    not_quiet: s.not_quiet,
-                };
-                (counts, s.len())
-            },
+            |s| (s.counts(), s.len()),
             Samples::append,
         )?
         .unwrap_or_default();

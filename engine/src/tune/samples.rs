@@ -148,6 +148,15 @@ impl Samples {
         self.not_quiet += other.not_quiet;
     }
 
+    /// What the reader counted.
+    pub fn counts(&self) -> Counts {
+        Counts {
+            games: self.games,
+            read: self.read,
+            not_quiet: self.not_quiet,
+        }
+    }
+
     /// The entries of sample `i`: (flat index, +1 for White or -1 for Black).
     #[inline]
     pub fn entries_of(&self, i: usize) -> impl Iterator<Item = (usize, f32)> + '_ {
@@ -201,6 +210,8 @@ impl Samples {
         self.base.push(white as f32);
         self.mg_share.push(phase as f32 / MAX_PHASE as f32);
         self.result.push(result);
+        // Each side reads the table from its king's wing (see `king_side`): one file per side.
+        let king_file = [Color::White, Color::Black].map(|c| board.king_of(c).file_index());
         for sq in Board::squares() {
             let Some(piece) = board.piece_at(*sq) else {
                 continue;
@@ -208,8 +219,8 @@ impl Samples {
             if piece.role.index() >= ROLES {
                 continue;
             }
-            let king_file = board.king_of(piece.color).file_index();
-            let index = king_side(sq.relative(piece.color).index(), king_file);
+            let own_king = king_file[usize::from(piece.color == Color::Black)];
+            let index = king_side(sq.relative(piece.color).index(), own_king);
             let e = entry(piece.role.index(), index);
             self.entries.push(match piece.color {
                 Color::White => e,
