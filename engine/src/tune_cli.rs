@@ -146,7 +146,8 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
                 a.learning_rate, a.l2, fit.k, fit.start.train, fit.end.train, fit.start.holdout, fit.end.holdout
             ),
             "Values in centipawns from the piece's own side, the eighth rank on top, for a side whose".into(),
-            "king stands on the e..h files (a king on a..d reads them mirrored by file).".into(),
+            "king stands on the e..h files (a king on a..d reads them mirrored by file); then each".into(),
+            "role's values by where it stands from its own and from the enemy king.".into(),
         ];
         let mut header = header;
         if let Some(source) = &a.source {

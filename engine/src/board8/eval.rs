@@ -134,14 +134,27 @@ impl EvalBoard for Board {
         let Some(table) = super::tables::fitted(self.rules) else {
             return (0, 0);
         };
-        let king_file = self.king_of(color).file_index();
+        use crate::eval::squares::{king_cell, king_side, ENEMY_KING, KING_ROLES, OWN_KING};
+        let own = self.king_of(color);
+        let king_file = own.file_index();
+        // Both kings' squares from this side's pieces' side, as the king table reads them.
+        let own = own.relative(color).index();
+        let enemy = self.king_of(!color).relative(color).index();
         let (mut mg, mut eg) = (0, 0);
         for role in &Role::ALL[..crate::eval::squares::ROLES] {
+            let near_king = role.index() < KING_ROLES;
             for sq in Board::pieces(self, color, *role) {
-                let index = crate::eval::squares::king_side(sq.relative(color).index(), king_file);
-                let (m, e) = table.value(*role, index);
+                let relative = sq.relative(color).index();
+                let (m, e) = table.value(*role, king_side(relative, king_file));
                 mg += m;
                 eg += e;
+                if near_king {
+                    let r = role.index();
+                    let (m, e) = table.king_value(OWN_KING, r, king_cell(relative, own));
+                    let (m2, e2) = table.king_value(ENEMY_KING, r, king_cell(relative, enemy));
+                    mg += m + m2;
+                    eg += e + e2;
+                }
             }
         }
         (mg, eg)

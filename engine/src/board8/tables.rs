@@ -45,8 +45,8 @@ pub(crate) mod testing {
         pub(super) static TABLE: Cell<Option<&'static SquareTable>> = const { Cell::new(None) };
     }
 
-    /// A table with a different value on nearly every role, square and phase, so that a test
-    /// reading it from the wrong square cannot pass.
+    /// A table with a different value on nearly every role, square (or king cell) and phase,
+    /// so that a test reading it from the wrong square cannot pass.
     pub(crate) fn patterned_table() -> &'static SquareTable {
         let mut t = SquareTable::ZERO;
         let mut x: u32 = 12345;
@@ -58,6 +58,14 @@ pub(crate) mod testing {
             for sq in 0..crate::eval::squares::SQUARES {
                 t.mg[r][sq] = next();
                 t.eg[r][sq] = next();
+            }
+        }
+        for k in 0..2 {
+            for r in 0..crate::eval::squares::KING_ROLES {
+                for c in 0..crate::eval::squares::CELLS {
+                    t.king_mg[k][r][c] = next();
+                    t.king_eg[k][r][c] = next();
+                }
             }
         }
         Box::leak(Box::new(t))

@@ -1,11 +1,8 @@
 //! The fit: the logistic curve's scale for the evaluation as it is, then the table by Adam on
 //! the mean squared error between results and predictions.
 
-use super::samples::Samples;
-use crate::eval::squares::{SquareTable, ROLES, SQUARES};
-
-/// Entries of a flat `[role][square]` table.
-const ENTRIES: usize = ROLES * SQUARES;
+use super::samples::{Samples, ENTRIES, SQUARE_ENTRIES};
+use crate::eval::squares::{SquareTable, CELLS, KING_ROLES, ROLES, SQUARES};
 
 /// Where the per-role offsets start in the fitted vector: after the mg and eg entries come
 /// one mg and one eg offset per role. An offset adds to every square of its role alike, which
@@ -212,11 +209,13 @@ impl FitConfig {
                 let c = c * s.table_scale;
                 for (e, sign) in s.entries_of(i) {
                     let (g_mg, g_eg) = (c * f64::from(sign) * mg, c * f64::from(sign) * (1.0 - mg));
-                    let role = e / SQUARES;
                     grad[e] += g_mg;
                     grad[ENTRIES + e] += g_eg;
-                    grad[OFFSETS + role] += g_mg;
-                    grad[OFFSETS + ROLES + role] += g_eg;
+                    if e < SQUARE_ENTRIES {
+                        let role = e / SQUARES;
+                        grad[OFFSETS + role] += g_mg;
+                        grad[OFFSETS + ROLES + role] += g_eg;
+                    }
                 }
             }
             adam.epoch(epoch);
@@ -239,8 +238,11 @@ impl FitConfig {
         }
         if self.keep_material {
             for (j, x) in w[..OFFSETS].iter_mut().enumerate() {
-                let (role, eg) = ((j % ENTRIES) / SQUARES, j >= ENTRIES);
-                *x += if eg { offsets[role].1 } else { offsets[role].0 };
+                let (entry, eg) = (j % ENTRIES, j >= ENTRIES);
+                if entry < SQUARE_ENTRIES {
+                    let role = entry / SQUARES;
+                    *x += if eg { offsets[role].1 } else { offsets[role].0 };
+                }
             }
         }
         w.truncate(OFFSETS);
@@ -265,7 +267,7 @@ fn eval(s: &Samples, w: &[f64], i: usize) -> f64 {
     let offsets = w.get(OFFSETS..).filter(|o| o.len() == 2 * ROLES);
     for (j, sign) in s.entries_of(i) {
         let (mut m, mut g) = (w[j], w[ENTRIES + j]);
-        if let Some(o) = offsets {
+        if let Some(o) = offsets.filter(|_| j < SQUARE_ENTRIES) {
             m += o[j / SQUARES];
             g += o[ROLES + j / SQUARES];
         }
@@ -274,9 +276,17 @@ fn eval(s: &Samples, w: &[f64], i: usize) -> f64 {
     e
 }
 
+/// The table as the fit's vector: mg squares and king cells, then eg squares and king cells
+/// (the order of `samples::ENTRIES`).
 fn flatten(t: &SquareTable) -> Vec<f64> {
-    let mg = t.mg.iter().flatten();
-    let eg = t.eg.iter().flatten();
+    let mg =
+        t.mg.iter()
+            .flatten()
+            .chain(t.king_mg.iter().flatten().flatten());
+    let eg =
+        t.eg.iter()
+            .flatten()
+            .chain(t.king_eg.iter().flatten().flatten());
     mg.chain(eg).map(|&x| f64::from(x)).collect()
 }
 
@@ -286,6 +296,15 @@ fn unflatten(w: &[f64]) -> SquareTable {
         for sq in 0..SQUARES {
             t.mg[r][sq] = w[r * SQUARES + sq] as i16;
             t.eg[r][sq] = w[ENTRIES + r * SQUARES + sq] as i16;
+        }
+    }
+    for k in 0..2 {
+        for r in 0..KING_ROLES {
+            for c in 0..CELLS {
+                let j = SQUARE_ENTRIES + (k * KING_ROLES + r) * CELLS + c;
+                t.king_mg[k][r][c] = w[j] as i16;
+                t.king_eg[k][r][c] = w[ENTRIES + j] as i16;
+            }
         }
     }
     t

@@ -3,7 +3,9 @@
 
 use super::TuneError;
 use crate::board8::Board;
-use crate::eval::squares::{king_side, ROLES, SQUARES};
+use crate::eval::squares::{
+    king_cell, king_side, CELLS, ENEMY_KING, KING_ROLES, OWN_KING, ROLES, SQUARES,
+};
 use crate::eval::{PawnCache, SearchPosition, MAX_PHASE};
 use crate::params::Params;
 use crate::position::{MoveList, Position};
@@ -69,6 +71,18 @@ fn entry(role_index: usize, relative: usize) -> u16 {
     (role_index * SQUARES + relative) as u16
 }
 
+/// Entries of the squares part of a flat table; the king cells follow them.
+pub(super) const SQUARE_ENTRIES: usize = ROLES * SQUARES;
+
+/// Entries of a flat table: the squares, then the king cells `[king][role][cell]`.
+pub(super) const ENTRIES: usize = SQUARE_ENTRIES + 2 * KING_ROLES * CELLS;
+
+/// A king cell's index in a flat table (after the squares).
+#[inline]
+fn king_entry(king: usize, role_index: usize, cell: usize) -> u16 {
+    (SQUARE_ENTRIES + (king * KING_ROLES + role_index) * CELLS + cell) as u16
+}
+
 /// Marks an entry used by a Black piece (its value counts negatively from White's side).
 const BLACK: u16 = 1 << 15;
 
@@ -86,7 +100,7 @@ pub struct Samples {
     pub result: Vec<f32>,
     /// Where each sample's entries start in `entries` (one more than samples).
     pub offsets: Vec<u32>,
-    /// Table entries, `[role][square]` index, with [`BLACK`] set for Black's pieces.
+    /// Table entries, flat index (see [`ENTRIES`]), with [`BLACK`] set for Black's pieces.
     pub entries: Vec<u16>,
     /// The game each sample came from, numbered in the order the games' lines come: what the
     /// hold-out splits by (see [`Samples::read`]).
@@ -210,22 +224,32 @@ impl Samples {
         self.base.push(white as f32);
         self.mg_share.push(phase as f32 / MAX_PHASE as f32);
         self.result.push(result);
-        // Each side reads the table from its king's wing (see `king_side`): one file per side.
-        let king_file = [Color::White, Color::Black].map(|c| board.king_of(c).file_index());
+        // Each side reads the squares from its king's wing (see `king_side`), and the king
+        // cells from both kings, all from its own side.
+        let kings = [Color::White, Color::Black].map(|c| board.king_of(c));
         for sq in Board::squares() {
             let Some(piece) = board.piece_at(*sq) else {
                 continue;
             };
-            if piece.role.index() >= ROLES {
+            let role = piece.role.index();
+            if role >= ROLES {
                 continue;
             }
-            let own_king = king_file[usize::from(piece.color == Color::Black)];
-            let index = king_side(sq.relative(piece.color).index(), own_king);
-            let e = entry(piece.role.index(), index);
-            self.entries.push(match piece.color {
+            let side = usize::from(piece.color == Color::Black);
+            let (own, enemy) = (kings[side], kings[1 - side]);
+            let relative = sq.relative(piece.color).index();
+            let sign = |e: u16| match piece.color {
                 Color::White => e,
                 Color::Black => e | BLACK,
-            });
+            };
+            let index = king_side(relative, own.file_index());
+            self.entries.push(sign(entry(role, index)));
+            if role < KING_ROLES {
+                for (king, at) in [(OWN_KING, own), (ENEMY_KING, enemy)] {
+                    let cell = king_cell(relative, at.relative(piece.color).index());
+                    self.entries.push(sign(king_entry(king, role, cell)));
+                }
+            }
         }
         self.offsets.push(self.entries.len() as u32);
     }
@@ -352,7 +376,8 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
         let s = Samples::read(text, rules, &Params::default()).expect("reads");
         assert_eq!((s.read, s.not_quiet, s.len()), (3, 1, 2));
         // The start position: 32 pieces, balanced but for the tempo, full middle game.
-        assert_eq!(s.entries_of(0).count(), 32);
+        // The start position: 32 squares, and two king cells for each of the 30 pieces.
+        assert_eq!(s.entries_of(0).count(), 32 + 2 * 30);
         assert_eq!(s.entries_of(0).map(|(_, sign)| sign).sum::<f32>(), 0.0);
         assert_eq!(s.base[0], Params::default().tempo as f32);
         assert_eq!(s.mg_share[0], 1.0);
@@ -362,8 +387,20 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
         let mut e: Vec<_> = s.entries_of(1).collect();
         e.sort_by_key(|x| x.0);
         // White's pawn on e2 (index 12), White's king on e1 (5 * 64 + 4), Black's king on e8
-        // mirrored to e1.
-        assert_eq!(e, vec![(12, 1.0), (5 * 64 + 4, 1.0), (5 * 64 + 4, -1.0)]);
+        // mirrored to e1; the pawn one rank ahead of its king (row 6 of the own king's cells)
+        // and six behind the enemy one (row 13 of its cells), on their file.
+        let own = SQUARE_ENTRIES + 6 * 8;
+        let enemy = SQUARE_ENTRIES + KING_ROLES * CELLS + 13 * 8;
+        assert_eq!(
+            e,
+            vec![
+                (12, 1.0),
+                (5 * 64 + 4, 1.0),
+                (5 * 64 + 4, -1.0),
+                (own, 1.0),
+                (enemy, 1.0)
+            ]
+        );
         assert_eq!(s.result, vec![0.5, 1.0]);
     }
 
