@@ -601,6 +601,33 @@ mod tests {
         });
     }
 
+    /// A piece reads the king cells of its offset from either king, from its own side: a pawn
+    /// on g2 (g7 for Black) one rank before its king on g1 (g8), a queen on g7 (b2) one rank
+    /// behind the enemy king and a file aside; nothing else of the table is set.
+    #[test]
+    fn pieces_read_the_king_cells_of_their_offset_from_either_king() {
+        use crate::eval::squares::{king_cell, SquareTable, ENEMY_KING, OWN_KING};
+        let rules = Rules::default_for(crate::variant::Variant::Chess);
+        let mut t = SquareTable::ZERO;
+        // g2 = 14, g1 = 6; g7 = 54 and h8 = 63 from White's side.
+        t.king_mg[OWN_KING][0][king_cell(14, 6)] = 50;
+        t.king_eg[ENEMY_KING][4][king_cell(54, 63)] = -30;
+        let table: &'static SquareTable = Box::leak(Box::new(t));
+        crate::board8::square_table_testing::with_table(table, || {
+            for (fen, white, black) in [
+                ("7k/6Q1/8/8/8/8/6P1/6K1 b - - 0 1", (50, -30), (0, 0)),
+                // The same from Black's side (b2 from a1 is g7 from h8 mirrored by file).
+                ("6k1/6p1/8/8/8/8/1q6/K7 w - - 0 1", (0, 0), (50, -30)),
+                // The pawn a rank further from its king reads another cell.
+                ("7k/6Q1/8/8/8/6P1/8/6K1 b - - 0 1", (0, -30), (0, 0)),
+            ] {
+                let p = Board::from_fen(rules, fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+                assert_eq!(p.square_table_sum(Color::White), white, "{fen}, White");
+                assert_eq!(p.square_table_sum(Color::Black), black, "{fen}, Black");
+            }
+        });
+    }
+
     /// White's view of a position and Black's view of its mirror image score alike: catches
     /// any term written for one colour only, in chess and every Latte rule-set.
     #[test]
