@@ -142,14 +142,14 @@ impl EvalBoard for Board {
         let enemy = self.king_of(!color).relative(color).index();
         let (mut mg, mut eg) = (0, 0);
         for role in &Role::ALL[..crate::eval::squares::ROLES] {
-            let near_king = role.index() < KING_ROLES;
+            let r = role.index();
+            let near_king = r < KING_ROLES;
             for sq in Board::pieces(self, color, *role) {
                 let relative = sq.relative(color).index();
                 let (m, e) = table.value(*role, king_side(relative, king_file));
                 mg += m;
                 eg += e;
                 if near_king {
-                    let r = role.index();
                     let (m, e) = table.king_value(OWN_KING, r, king_cell(relative, own));
                     let (m2, e2) = table.king_value(ENEMY_KING, r, king_cell(relative, enemy));
                     mg += m + m2;

@@ -1,7 +1,7 @@
 //! The fit: the logistic curve's scale for the evaluation as it is, then the table by Adam on
 //! the mean squared error between results and predictions.
 
-use super::samples::{Samples, ENTRIES, SQUARE_ENTRIES};
+use super::samples::{entry, king_entry, Samples, ENTRIES, SQUARE_ENTRIES};
 use crate::eval::squares::{SquareTable, CELLS, KING_ROLES, ROLES, SQUARES};
 
 /// Where the per-role offsets start in the fitted vector: after the mg and eg entries come
@@ -11,6 +11,13 @@ use crate::eval::squares::{SquareTable, CELLS, KING_ROLES, ROLES, SQUARES};
 /// SPSA's to tune by games, so the offsets are reported and dropped, and the table keeps only
 /// how squares differ. Without them the table's every knight square rose by 100.
 const OFFSETS: usize = 2 * ENTRIES;
+
+/// The role whose material offset flat entry `e` carries: a square's role; none for a king
+/// cell (an offset there would move material through the cells of one king offset).
+#[inline]
+fn material_role(e: usize) -> Option<usize> {
+    (e < SQUARE_ENTRIES).then_some(e / SQUARES)
+}
 
 /// The predicted score of an evaluation `e` (centipawns, White's side) under scale `k`.
 #[inline]
@@ -211,8 +218,7 @@ impl FitConfig {
                     let (g_mg, g_eg) = (c * f64::from(sign) * mg, c * f64::from(sign) * (1.0 - mg));
                     grad[e] += g_mg;
                     grad[ENTRIES + e] += g_eg;
-                    if e < SQUARE_ENTRIES {
-                        let role = e / SQUARES;
+                    if let Some(role) = material_role(e) {
                         grad[OFFSETS + role] += g_mg;
                         grad[OFFSETS + ROLES + role] += g_eg;
                     }
@@ -238,10 +244,12 @@ impl FitConfig {
         }
         if self.keep_material {
             for (j, x) in w[..OFFSETS].iter_mut().enumerate() {
-                let (entry, eg) = (j % ENTRIES, j >= ENTRIES);
-                if entry < SQUARE_ENTRIES {
-                    let role = entry / SQUARES;
-                    *x += if eg { offsets[role].1 } else { offsets[role].0 };
+                if let Some(role) = material_role(j % ENTRIES) {
+                    *x += if j >= ENTRIES {
+                        offsets[role].1
+                    } else {
+                        offsets[role].0
+                    };
                 }
             }
         }
@@ -267,9 +275,9 @@ fn eval(s: &Samples, w: &[f64], i: usize) -> f64 {
     let offsets = w.get(OFFSETS..).filter(|o| o.len() == 2 * ROLES);
     for (j, sign) in s.entries_of(i) {
         let (mut m, mut g) = (w[j], w[ENTRIES + j]);
-        if let Some(o) = offsets.filter(|_| j < SQUARE_ENTRIES) {
-            m += o[j / SQUARES];
-            g += o[ROLES + j / SQUARES];
+        if let (Some(o), Some(role)) = (offsets, material_role(j)) {
+            m += o[role];
+            g += o[ROLES + role];
         }
         e += f64::from(sign) * (mg * m + (1.0 - mg) * g) * s.table_scale;
     }
@@ -294,14 +302,15 @@ fn unflatten(w: &[f64]) -> SquareTable {
     let mut t = SquareTable::ZERO;
     for r in 0..ROLES {
         for sq in 0..SQUARES {
-            t.mg[r][sq] = w[r * SQUARES + sq] as i16;
-            t.eg[r][sq] = w[ENTRIES + r * SQUARES + sq] as i16;
+            let j = entry(r, sq);
+            t.mg[r][sq] = w[j] as i16;
+            t.eg[r][sq] = w[ENTRIES + j] as i16;
         }
     }
     for k in 0..2 {
         for r in 0..KING_ROLES {
             for c in 0..CELLS {
-                let j = SQUARE_ENTRIES + (k * KING_ROLES + r) * CELLS + c;
+                let j = king_entry(k, r, c);
                 t.king_mg[k][r][c] = w[j] as i16;
                 t.king_eg[k][r][c] = w[ENTRIES + j] as i16;
             }

@@ -65,10 +65,10 @@ fn is_outcome(label: f32) -> bool {
     label == 0.0 || label == 0.5 || label == 1.0
 }
 
-/// A table entry's index in a flat `[role][square]` array.
+/// A square's index in a flat table (see [`ENTRIES`]).
 #[inline]
-fn entry(role_index: usize, relative: usize) -> u16 {
-    (role_index * SQUARES + relative) as u16
+pub(super) fn entry(role_index: usize, relative: usize) -> usize {
+    role_index * SQUARES + relative
 }
 
 /// Entries of the squares part of a flat table; the king cells follow them.
@@ -79,12 +79,15 @@ pub(super) const ENTRIES: usize = SQUARE_ENTRIES + 2 * KING_ROLES * CELLS;
 
 /// A king cell's index in a flat table (after the squares).
 #[inline]
-fn king_entry(king: usize, role_index: usize, cell: usize) -> u16 {
-    (SQUARE_ENTRIES + (king * KING_ROLES + role_index) * CELLS + cell) as u16
+pub(super) fn king_entry(king: usize, role_index: usize, cell: usize) -> usize {
+    SQUARE_ENTRIES + (king * KING_ROLES + role_index) * CELLS + cell
 }
 
 /// Marks an entry used by a Black piece (its value counts negatively from White's side).
 const BLACK: u16 = 1 << 15;
+
+// Every flat index fits below the colour bit.
+const _: () = assert!(ENTRIES <= BLACK as usize);
 
 /// The quiet positions of a data set, laid out flat for the fit.
 #[derive(Clone, Debug)]
@@ -238,9 +241,10 @@ impl Samples {
             let side = usize::from(piece.color == Color::Black);
             let (own, enemy) = (kings[side], kings[1 - side]);
             let relative = sq.relative(piece.color).index();
-            let sign = |e: u16| match piece.color {
-                Color::White => e,
-                Color::Black => e | BLACK,
+            // Below `BLACK` (asserted where it is declared).
+            let sign = |e: usize| match piece.color {
+                Color::White => e as u16,
+                Color::Black => e as u16 | BLACK,
             };
             let index = king_side(relative, own.file_index());
             self.entries.push(sign(entry(role, index)));
@@ -375,8 +379,8 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
 ";
         let s = Samples::read(text, rules, &Params::default()).expect("reads");
         assert_eq!((s.read, s.not_quiet, s.len()), (3, 1, 2));
-        // The start position: 32 pieces, balanced but for the tempo, full middle game.
-        // The start position: 32 squares, and two king cells for each of the 30 pieces.
+        // The start position, balanced but for the tempo, full middle game: 32 squares, and two
+        // king cells for each of the 30 pieces below the kings.
         assert_eq!(s.entries_of(0).count(), 32 + 2 * 30);
         assert_eq!(s.entries_of(0).map(|(_, sign)| sign).sum::<f32>(), 0.0);
         assert_eq!(s.base[0], Params::default().tempo as f32);
