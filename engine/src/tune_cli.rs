@@ -147,7 +147,9 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
             ),
             "Values in centipawns from the piece's own side, the eighth rank on top, for a side whose".into(),
             "king stands on the e..h files (a king on a..d reads them mirrored by file); then each".into(),
-            "role's values by where it stands from its own and from the enemy king.".into(),
+            "role's values by where it stands from its own and from the enemy king; knights to".into(),
+            "queens by the safe squares they reach; the attack on the enemy king by its attackers".into(),
+            "and danger units; passed pawns by square and by where they stand from either king.".into(),
         ];
         let mut header = header;
         if let Some(source) = &a.source {

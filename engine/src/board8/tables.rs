@@ -39,13 +39,13 @@ pub(super) fn fitted(rules: Rules) -> Option<&'static SquareTable> {
 pub(crate) mod testing {
     use std::cell::Cell;
 
-    use crate::eval::squares::SquareTable;
+    use crate::eval::squares::{Phase, SquareTable};
 
     thread_local! {
         pub(super) static TABLE: Cell<Option<&'static SquareTable>> = const { Cell::new(None) };
     }
 
-    /// A table with a different value on nearly every role, square (or king cell) and phase,
+    /// A table with a different value on nearly every entry of every part and phase,
     /// so that a test reading it from the wrong square cannot pass.
     pub(crate) fn patterned_table() -> &'static SquareTable {
         let mut t = SquareTable::ZERO;
@@ -54,18 +54,10 @@ pub(crate) mod testing {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
             ((x >> 16) % 121) as i16 - 60
         };
-        for r in 0..crate::eval::squares::ROLES {
-            for sq in 0..crate::eval::squares::SQUARES {
-                t.mg[r][sq] = next();
-                t.eg[r][sq] = next();
-            }
-        }
-        for k in 0..2 {
-            for r in 0..crate::eval::squares::KING_ROLES {
-                for c in 0..crate::eval::squares::CELLS {
-                    t.king_mg[k][r][c] = next();
-                    t.king_eg[k][r][c] = next();
-                }
+        // Every value of every part, both phases.
+        for phase in [Phase::Mg, Phase::Eg] {
+            for part in t.parts_mut(phase) {
+                part.iter_mut().for_each(|v| *v = next());
             }
         }
         Box::leak(Box::new(t))

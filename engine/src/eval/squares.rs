@@ -40,6 +40,81 @@ pub const ENEMY_KING: usize = 1;
 /// One role's values by king offset, `[king][role][cell]` (see [`king_cell`]).
 pub type KingCells = [[[i16; CELLS]; KING_ROLES]; 2];
 
+/// Roles read by their mobility (knight, bishop, rook, queen: [`Role::index`] minus one).
+pub const MOBILITY_ROLES: usize = 4;
+
+/// Mobility counts a role's row holds: a queen reaches at most 27 squares.
+pub const MOBILITY: usize = 28;
+
+/// Rows of the king-danger table: pieces attacking the enemy king's zone, 0 to 5 or more.
+pub const DANGER_ATTACKERS: usize = 6;
+
+/// Columns of the king-danger table: zone squares hit plus twice the safe checks, 0 to 15 or
+/// more (see [`danger_units`]).
+pub const DANGER_UNITS: usize = 16;
+
+/// The column of the king-danger table for `zone_hits` squares of the enemy king's zone
+/// attacked (once per attacking piece) and `safe_checks` squares a check can be given from
+/// where no enemy pawn guards: a check in hand counts for two hit squares.
+#[inline(always)]
+pub const fn danger_units(zone_hits: i32, safe_checks: i32) -> usize {
+    let u = zone_hits + 2 * safe_checks;
+    if u < 0 {
+        0
+    } else if u >= DANGER_UNITS as i32 {
+        DANGER_UNITS - 1
+    } else {
+        u as usize
+    }
+}
+
+/// The row of the king-danger table for `attackers` pieces on the enemy king's zone.
+#[inline(always)]
+pub const fn danger_attackers(attackers: i32) -> usize {
+    if attackers < 0 {
+        0
+    } else if attackers >= DANGER_ATTACKERS as i32 {
+        DANGER_ATTACKERS - 1
+    } else {
+        attackers as usize
+    }
+}
+
+/// A table's phase: its middle-game or its end-game values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The middle game.
+    Mg,
+    /// The end game.
+    Eg,
+}
+
+/// Parts of a table per phase (see [`SquareTable::parts`]).
+pub const PARTS: usize = 6;
+
+/// Values of each part per phase: the squares, the king cells, the mobility rows, the danger
+/// rows, the passers' squares and the passers' king cells.
+pub const PART_SIZES: [usize; PARTS] = [
+    ROLES * SQUARES,
+    2 * KING_ROLES * CELLS,
+    MOBILITY_ROLES * MOBILITY,
+    DANGER_ATTACKERS * DANGER_UNITS,
+    SQUARES,
+    2 * CELLS,
+];
+
+/// Whether every value of `values` is zero.
+const fn all_zero(values: &[i16]) -> bool {
+    let mut i = 0;
+    while i < values.len() {
+        if values[i] != 0 {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// One learned value per role and square (from the piece's own side: a1 is index 0 for both
 /// colours once Black's squares are mirrored by rank), and per role and offset from each king,
 /// for the middle and the end game, in centipawns before `SquareTableScale`.
@@ -53,6 +128,28 @@ pub struct SquareTable {
     pub king_mg: KingCells,
     /// End-game values by offset from the own and the enemy king.
     pub king_eg: KingCells,
+    /// Middle-game values of a knight, bishop, rook or queen by the safe squares it reaches
+    /// (`[role - 1][count]`): the linear mobility weights say each square is worth the same,
+    /// where a piece with two squares is far worse off than one with four.
+    pub mobility_mg: [[i16; MOBILITY]; MOBILITY_ROLES],
+    /// End-game values by mobility.
+    pub mobility_eg: [[i16; MOBILITY]; MOBILITY_ROLES],
+    /// Middle-game values of the attack on the enemy king by attackers and danger units
+    /// (`[danger_attackers][danger_units]`): the attack's worth grows with all of it at once,
+    /// which no sum of one weight per attacker, per hit square and per check can say.
+    pub danger_mg: [[i16; DANGER_UNITS]; DANGER_ATTACKERS],
+    /// End-game values of the attack on the enemy king.
+    pub danger_eg: [[i16; DANGER_UNITS]; DANGER_ATTACKERS],
+    /// Middle-game values of a passed pawn by square (read from its king's wing, as the
+    /// squares are), on top of its worth as a pawn.
+    pub passer_mg: [i16; SQUARES],
+    /// End-game values of a passed pawn by square.
+    pub passer_eg: [i16; SQUARES],
+    /// Middle-game values of a passed pawn by its offset from the own and the enemy king
+    /// (`[king][cell]`, see [`king_cell`]): who reaches the pawn's path first.
+    pub passer_king_mg: [[i16; CELLS]; 2],
+    /// End-game values of a passed pawn by its offset from either king.
+    pub passer_king_eg: [[i16; CELLS]; 2],
 }
 
 impl SquareTable {
@@ -62,6 +159,14 @@ impl SquareTable {
         eg: [[0; SQUARES]; ROLES],
         king_mg: [[[0; CELLS]; KING_ROLES]; 2],
         king_eg: [[[0; CELLS]; KING_ROLES]; 2],
+        mobility_mg: [[0; MOBILITY]; MOBILITY_ROLES],
+        mobility_eg: [[0; MOBILITY]; MOBILITY_ROLES],
+        danger_mg: [[0; DANGER_UNITS]; DANGER_ATTACKERS],
+        danger_eg: [[0; DANGER_UNITS]; DANGER_ATTACKERS],
+        passer_mg: [0; SQUARES],
+        passer_eg: [0; SQUARES],
+        passer_king_mg: [[0; CELLS]; 2],
+        passer_king_eg: [[0; CELLS]; 2],
     };
 
     /// The table whose source reads `diagram`: each role's squares in the order
@@ -71,12 +176,19 @@ impl SquareTable {
     /// value would sit on the square mirrored by rank (the fitted chess table lost 300 and then
     /// 400 Elo that way: a king rewarded for the eighth rank, pawns for the second).
     pub const fn from_diagram(diagram: SquareTable) -> SquareTable {
-        // The king cells are written in index order already (the highest rank offset first).
+        // The king cells, mobility and danger rows are written in index order already (the
+        // highest rank offset first); the passers' squares are a diagram like the roles'.
         let mut t = SquareTable {
-            king_mg: diagram.king_mg,
-            king_eg: diagram.king_eg,
-            ..SquareTable::ZERO
+            passer_mg: [0; SQUARES],
+            passer_eg: [0; SQUARES],
+            ..diagram
         };
+        let mut sq = 0;
+        while sq < SQUARES {
+            t.passer_mg[sq] = diagram.passer_mg[sq ^ 56];
+            t.passer_eg[sq] = diagram.passer_eg[sq ^ 56];
+            sq += 1;
+        }
         let mut r = 0;
         while r < ROLES {
             let mut sq = 0;
@@ -93,33 +205,94 @@ impl SquareTable {
 
     /// Whether every value is zero (a table not fitted yet, which the evaluation skips).
     pub const fn is_zero(&self) -> bool {
-        let mut r = 0;
-        while r < ROLES {
-            let mut sq = 0;
-            while sq < SQUARES {
-                if self.mg[r][sq] != 0 || self.eg[r][sq] != 0 {
-                    return false;
-                }
-                sq += 1;
+        let (mg, eg) = (self.parts(Phase::Mg), self.parts(Phase::Eg));
+        let mut i = 0;
+        while i < PARTS {
+            if !all_zero(mg[i]) || !all_zero(eg[i]) {
+                return false;
             }
-            r += 1;
-        }
-        let mut k = 0;
-        while k < 2 {
-            let mut r = 0;
-            while r < KING_ROLES {
-                let mut c = 0;
-                while c < CELLS {
-                    if self.king_mg[k][r][c] != 0 || self.king_eg[k][r][c] != 0 {
-                        return false;
-                    }
-                    c += 1;
-                }
-                r += 1;
-            }
-            k += 1;
+            i += 1;
         }
         true
+    }
+
+    /// One phase's values, part by part in the order of [`PART_SIZES`]: what the fit lays out
+    /// flat and what the table's file lists, so that neither can forget a part.
+    pub const fn parts(&self, phase: Phase) -> [&[i16]; PARTS] {
+        match phase {
+            Phase::Mg => [
+                self.mg.as_flattened(),
+                self.king_mg.as_flattened().as_flattened(),
+                self.mobility_mg.as_flattened(),
+                self.danger_mg.as_flattened(),
+                &self.passer_mg,
+                self.passer_king_mg.as_flattened(),
+            ],
+            Phase::Eg => [
+                self.eg.as_flattened(),
+                self.king_eg.as_flattened().as_flattened(),
+                self.mobility_eg.as_flattened(),
+                self.danger_eg.as_flattened(),
+                &self.passer_eg,
+                self.passer_king_eg.as_flattened(),
+            ],
+        }
+    }
+
+    /// [`parts`](Self::parts), to write.
+    pub fn parts_mut(&mut self, phase: Phase) -> [&mut [i16]; PARTS] {
+        match phase {
+            Phase::Mg => [
+                self.mg.as_flattened_mut(),
+                self.king_mg.as_flattened_mut().as_flattened_mut(),
+                self.mobility_mg.as_flattened_mut(),
+                self.danger_mg.as_flattened_mut(),
+                &mut self.passer_mg,
+                self.passer_king_mg.as_flattened_mut(),
+            ],
+            Phase::Eg => [
+                self.eg.as_flattened_mut(),
+                self.king_eg.as_flattened_mut().as_flattened_mut(),
+                self.mobility_eg.as_flattened_mut(),
+                self.danger_eg.as_flattened_mut(),
+                &mut self.passer_eg,
+                self.passer_king_eg.as_flattened_mut(),
+            ],
+        }
+    }
+
+    /// The (mg, eg) value of a knight, bishop, rook or queen (`role_index` 1..=4) reaching
+    /// `count` safe squares.
+    #[inline(always)]
+    pub fn mobility_value(&self, role_index: usize, count: u32) -> (i32, i32) {
+        let (r, n) = (role_index - 1, (count as usize).min(MOBILITY - 1));
+        (
+            i32::from(self.mobility_mg[r][n]),
+            i32::from(self.mobility_eg[r][n]),
+        )
+    }
+
+    /// The (mg, eg) value of an attack on the enemy king (see [`danger_attackers`],
+    /// [`danger_units`]).
+    #[inline(always)]
+    pub fn danger_value(&self, attackers: usize, units: usize) -> (i32, i32) {
+        (
+            i32::from(self.danger_mg[attackers][units]),
+            i32::from(self.danger_eg[attackers][units]),
+        )
+    }
+
+    /// The (mg, eg) value of a passed pawn on `relative` (read as [`king_side`] orients it,
+    /// as the squares are) whose cells from the own and the enemy king are `own` and `enemy`.
+    #[inline(always)]
+    pub fn passer_value(&self, relative: usize, own: usize, enemy: usize) -> (i32, i32) {
+        let mg = i32::from(self.passer_mg[relative])
+            + i32::from(self.passer_king_mg[OWN_KING][own])
+            + i32::from(self.passer_king_mg[ENEMY_KING][enemy]);
+        let eg = i32::from(self.passer_eg[relative])
+            + i32::from(self.passer_king_eg[OWN_KING][own])
+            + i32::from(self.passer_king_eg[ENEMY_KING][enemy]);
+        (mg, eg)
     }
 
     /// The (mg, eg) value of a piece of `role` on the square with index `relative` from its

@@ -24,6 +24,7 @@ use std::ops::{BitAnd, BitOr, Not};
 
 use super::pawns::{PawnCache, PawnCounts};
 use super::pst;
+use super::squares::{danger_attackers, danger_units, SquareTable};
 use super::sums::{recount, EvalSums};
 use super::{material, taper};
 use crate::params::Params;
@@ -148,12 +149,20 @@ pub(crate) trait EvalBoard {
         true
     }
 
-    /// `color`'s (mg, eg) sum of the learned piece-square table of the board's rules
-    /// ([`squares`](super::squares)), before `SquareTableScale`; nothing where the rules have
-    /// no table.
+    /// `color`'s (mg, eg) sum of the learned table's squares, king cells and passed pawns
+    /// ([`squares`](super::squares)), before `SquareTableScale`; asked only where
+    /// [`learned_table`](Self::learned_table) has a table.
     #[inline]
     fn square_table_sum(&self, _color: Color) -> (i32, i32) {
         (0, 0)
+    }
+
+    /// The learned table of the board's rules ([`squares`](super::squares)) whose
+    /// mobility and king-danger parts the terms read; `None` where the rules have none (and
+    /// [`square_table_sum`](Self::square_table_sum) then adds nothing either).
+    #[inline]
+    fn learned_table(&self) -> Option<&'static SquareTable> {
+        None
     }
 
     /// The file whose pawns shelter a king on `sq`.
@@ -217,7 +226,7 @@ struct Activity {
 
 impl Activity {
     /// A piece reaching `reach`: an attacker of `zone` if it touches it, and `weights` per
-    /// `safe` square beyond `centre` (fewer score below zero).
+    /// `safe` square beyond `centre` (fewer score below zero). Returns its safe squares.
     #[inline(always)]
     fn piece<S, T: BitSet<S>>(
         &mut self,
@@ -226,15 +235,16 @@ impl Activity {
         zone: T,
         weights: (i32, i32),
         centre: i32,
-    ) {
+    ) -> u32 {
         let hits = (reach & zone).count() as i32;
         if hits > 0 {
             self.attackers += 1;
             self.zone_hits += hits;
         }
-        let n = (reach & safe).count() as i32;
-        self.mg += weights.0 * (n - centre);
-        self.eg += weights.1 * (n - centre);
+        let n = (reach & safe).count();
+        self.mg += weights.0 * (n as i32 - centre);
+        self.eg += weights.1 * (n as i32 - centre);
+        n
     }
 }
 
@@ -275,11 +285,20 @@ fn evaluate_side<B: EvalBoard>(
     let (pst_mg, pst_eg) = sums.pst(color, table);
     mg += pst_mg * p.pst_scale / 100;
     eg += pst_eg * p.pst_scale / 100;
-    if p.square_table_scale != 0 {
-        let (table_mg, table_eg) = board.square_table_sum(color);
-        mg += table_mg * p.square_table_scale / 100;
-        eg += table_eg * p.square_table_scale / 100;
-    }
+    // The learned table's parts: summed apart and scaled once, as the fit models them.
+    let learned = if p.square_table_scale != 0 {
+        board.learned_table()
+    } else {
+        None
+    };
+    let mut table = match learned {
+        Some(_) => board.square_table_sum(color),
+        None => (0, 0),
+    };
+    let mut learn = |value: (i32, i32)| {
+        table.0 += value.0;
+        table.1 += value.1;
+    };
 
     let own = board.color_bb(color);
     let occ = board.occupied();
@@ -307,7 +326,10 @@ fn evaluate_side<B: EvalBoard>(
         let weights = (p.knight_mob_mg, p.knight_mob_eg);
         let reach = B::knight_attacks(sq);
         knight_reach = knight_reach | reach;
-        act.piece(reach, safe, zone, weights, 4);
+        let n = act.piece(reach, safe, zone, weights, 4);
+        if let Some(t) = learned {
+            learn(t.mobility_value(1, n));
+        }
         if outpost(sq) {
             mg += p.knight_outpost_mg;
             eg += p.knight_outpost_eg;
@@ -317,7 +339,10 @@ fn evaluate_side<B: EvalBoard>(
         let weights = (p.bishop_mob_mg, p.bishop_mob_eg);
         let reach = B::bishop_attacks(sq, occ);
         bishop_reach = bishop_reach | reach;
-        act.piece(reach, safe, zone, weights, 6);
+        let n = act.piece(reach, safe, zone, weights, 6);
+        if let Some(t) = learned {
+            learn(t.mobility_value(2, n));
+        }
         if outpost(sq) {
             mg += p.bishop_outpost_mg;
             eg += p.bishop_outpost_eg;
@@ -328,7 +353,10 @@ fn evaluate_side<B: EvalBoard>(
         let weights = (p.rook_mob_mg, p.rook_mob_eg);
         let reach = B::rook_attacks(sq, occ);
         rook_reach = rook_reach | reach;
-        act.piece(reach, safe, zone, weights, 7);
+        let n = act.piece(reach, safe, zone, weights, 7);
+        if let Some(t) = learned {
+            learn(t.mobility_value(3, n));
+        }
         if B::rook_file_counts(sq.file()) {
             let file = B::file_mask(sq.file());
             if (file & own_pawns).is_empty() {
@@ -346,7 +374,10 @@ fn evaluate_side<B: EvalBoard>(
         let weights = (p.queen_mob_mg, p.queen_mob_eg);
         let reach = B::queen_attacks(sq, occ);
         queen_reach = queen_reach | reach;
-        act.piece(reach, safe, zone, weights, 13);
+        let n = act.piece(reach, safe, zone, weights, 13);
+        if let Some(t) = learned {
+            learn(t.mobility_value(4, n));
+        }
     }
     let secutors = board.secutors(color);
     let mut secutor_reach = B::Bitboard::EMPTY;
@@ -397,7 +428,7 @@ fn evaluate_side<B: EvalBoard>(
     // Once two pieces join the attack, every zone square they hit and every check they can
     // give from a square no enemy pawn guards add to the danger: a lone attacker is parried,
     // a second one with checks in hand is how kings fall.
-    if act.attackers >= 2 {
+    if act.attackers >= 2 || learned.is_some() {
         let diagonals = B::bishop_attacks(their_king, occ);
         let lines = B::rook_attacks(their_king, occ);
         let checks = (knight_reach & B::knight_attacks(their_king))
@@ -405,8 +436,16 @@ fn evaluate_side<B: EvalBoard>(
             | (rook_reach & lines)
             | (queen_reach & (diagonals | lines));
         let safe_checks = (checks & safe).count() as i32;
-        mg += p.king_zone_hit_mg * act.zone_hits + p.safe_check_mg * safe_checks;
+        if act.attackers >= 2 {
+            mg += p.king_zone_hit_mg * act.zone_hits + p.safe_check_mg * safe_checks;
+        }
+        if let Some(t) = learned {
+            let row = danger_attackers(act.attackers);
+            learn(t.danger_value(row, danger_units(act.zone_hits, safe_checks)));
+        }
     }
+    mg += table.0 * p.square_table_scale / 100;
+    eg += table.1 * p.square_table_scale / 100;
 
     let (pawn_mg, pawn_eg) = pawns.score(p);
     mg += pawn_mg;

@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 
 #[cfg(test)]
 use crate::eval::squares::CELLS;
-use crate::eval::squares::{KingCells, SquareTable, KING_ROLES, ROLES, SQUARES};
+use crate::eval::squares::{
+    KingCells, SquareTable, DANGER_UNITS, KING_ROLES, MOBILITY, MOBILITY_ROLES, ROLES, SQUARES,
+};
 use crate::types::Role;
 
 /// The source of `table` as an expression, preceded by `header` as `//` comment lines (how it
@@ -39,8 +41,77 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
         write_king_cells(&mut out, cells);
         out.push_str("    ],\n");
     }
+    for (phase, rows) in [
+        ("mobility_mg", &table.mobility_mg),
+        ("mobility_eg", &table.mobility_eg),
+    ] {
+        let _ = writeln!(out, "    {phase}: [");
+        for (role, row) in Role::ALL[1..=MOBILITY_ROLES].iter().zip(rows) {
+            let name = role.name();
+            let _ = writeln!(out, "        // {name}: 0..{} safe squares", MOBILITY - 1);
+            write_rows(&mut out, row, 14, 8);
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, rows) in [
+        ("danger_mg", &table.danger_mg),
+        ("danger_eg", &table.danger_eg),
+    ] {
+        let _ = writeln!(out, "    {phase}: [");
+        for (attackers, row) in rows.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "        // {attackers} attackers: 0..{} units (zone squares hit + 2 a safe check)",
+                DANGER_UNITS - 1
+            );
+            write_rows(&mut out, row, 16, 8);
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, row) in [
+        ("passer_mg", &table.passer_mg),
+        ("passer_eg", &table.passer_eg),
+    ] {
+        let _ = writeln!(out, "    {phase}: [");
+        for rank in (0..SQUARES / 8).rev() {
+            out.push_str("       ");
+            for v in &row[rank * 8..rank * 8 + 8] {
+                let _ = write!(out, " {v:>4},");
+            }
+            out.push('\n');
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, cells) in [
+        ("passer_king_mg", &table.passer_king_mg),
+        ("passer_king_eg", &table.passer_king_eg),
+    ] {
+        let _ = writeln!(out, "    {phase}: [");
+        for (king, row) in ["own king", "enemy king"].iter().zip(cells) {
+            let _ = writeln!(
+                out,
+                "        // from the {king}: +7 ranks ahead first, 0..7 files aside"
+            );
+            write_rows(&mut out, row, 8, 8);
+        }
+        out.push_str("    ],\n");
+    }
     out.push_str("}\n");
     out
+}
+
+/// `row` as a bracketed array, `per_line` values a line, indented by `indent` spaces.
+fn write_rows(out: &mut String, row: &[i16], per_line: usize, indent: usize) {
+    let pad = " ".repeat(indent);
+    let _ = writeln!(out, "{pad}[");
+    for line in row.chunks(per_line) {
+        let _ = write!(out, "{pad}   ");
+        for v in line {
+            let _ = write!(out, " {v:>4},");
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{pad}],");
 }
 
 fn write_king_cells(out: &mut String, cells: &KingCells) {
@@ -71,6 +142,7 @@ fn write_king_cells(out: &mut String, cells: &KingCells) {
 /// `include!` of the file gives), comments skipped.
 #[cfg(test)]
 pub(crate) fn literal_order(src: &str) -> SquareTable {
+    use crate::eval::squares::{Phase, PART_SIZES};
     let numbers: Vec<i16> = src
         .lines()
         .map(|l| l.split("//").next().unwrap_or(""))
@@ -78,30 +150,19 @@ pub(crate) fn literal_order(src: &str) -> SquareTable {
         .filter(|t| !t.is_empty())
         .map(|t| t.parse().expect("a number"))
         .collect();
-    let squares = 2 * ROLES * SQUARES;
-    let cells = 2 * KING_ROLES * CELLS;
-    assert_eq!(numbers.len(), squares + 2 * cells, "every value once");
+    assert_eq!(
+        numbers.len(),
+        2 * PART_SIZES.iter().sum::<usize>(),
+        "every value once"
+    );
+    // The file lists each part's middle-game values, then its end-game ones.
     let mut t = SquareTable::ZERO;
-    for (i, &v) in numbers[squares..].iter().enumerate() {
-        let (phase, rest) = (i / cells, i % cells);
-        let (king, role, cell) = (
-            rest / (KING_ROLES * CELLS),
-            rest / CELLS % KING_ROLES,
-            rest % CELLS,
-        );
-        if phase == 0 {
-            t.king_mg[king][role][cell] = v;
-        } else {
-            t.king_eg[king][role][cell] = v;
-        }
-    }
-    for (i, v) in numbers.into_iter().take(squares).enumerate() {
-        let (phase, rest) = (i / (ROLES * SQUARES), i % (ROLES * SQUARES));
-        let (role, sq) = (rest / SQUARES, rest % SQUARES);
-        if phase == 0 {
-            t.mg[role][sq] = v;
-        } else {
-            t.eg[role][sq] = v;
+    let mut rest = &numbers[..];
+    for (part, &size) in PART_SIZES.iter().enumerate() {
+        for phase in [Phase::Mg, Phase::Eg] {
+            let (these, after) = rest.split_at(size);
+            t.parts_mut(phase)[part].copy_from_slice(these);
+            rest = after;
         }
     }
     t
@@ -116,18 +177,14 @@ mod tests {
     /// include reads the diagrams as index order (the bug that mirrored the fitted chess table).
     #[test]
     fn an_emitted_table_included_back_is_the_table_fitted() {
+        use crate::eval::squares::Phase;
+        // A value of its own on every entry of every part, positive middle game, negative
+        // end game.
         let mut t = SquareTable::ZERO;
-        for r in 0..ROLES {
-            for sq in 0..SQUARES {
-                t.mg[r][sq] = (r * 100 + sq) as i16;
-                t.eg[r][sq] = -((r * 100 + sq) as i16);
-            }
-        }
-        for k in 0..2 {
-            for r in 0..KING_ROLES {
-                for c in 0..CELLS {
-                    t.king_mg[k][r][c] = (1000 + k * 1000 + r * 150 + c) as i16;
-                    t.king_eg[k][r][c] = -((1000 + k * 1000 + r * 150 + c) as i16);
+        for (phase, sign) in [(Phase::Mg, 1), (Phase::Eg, -1)] {
+            for (p, part) in t.parts_mut(phase).into_iter().enumerate() {
+                for (i, v) in part.iter_mut().enumerate() {
+                    *v = sign * (p * 1000 + i + 1) as i16;
                 }
             }
         }
@@ -160,7 +217,7 @@ mod tests {
         t.king_eg[1][4][0] = 9;
         t.king_eg[1][4][CELLS - 5] = -3;
         let src = table_source(&t, &[]);
-        let queen = src.rfind("// queen:").expect("queen's cells");
+        let queen = src.rfind("// queen: +7").expect("queen's cells");
         let lines: Vec<&str> = src[queen..].lines().collect();
         assert!(lines[2].trim_start().starts_with("9,"), "{}", lines[2]);
         let last: Vec<&str> = lines[16].split(',').map(str::trim).collect();

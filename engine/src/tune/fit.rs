@@ -1,8 +1,8 @@
 //! The fit: the logistic curve's scale for the evaluation as it is, then the table by Adam on
 //! the mean squared error between results and predictions.
 
-use super::samples::{entry, king_entry, Samples, ENTRIES, SQUARE_ENTRIES};
-use crate::eval::squares::{SquareTable, CELLS, KING_ROLES, ROLES, SQUARES};
+use super::samples::{Samples, ENTRIES, SQUARE_ENTRIES};
+use crate::eval::squares::{Phase, SquareTable, ROLES, SQUARES};
 
 /// Where the per-role offsets start in the fitted vector: after the mg and eg entries come
 /// one mg and one eg offset per role. An offset adds to every square of its role alike, which
@@ -284,35 +284,24 @@ fn eval(s: &Samples, w: &[f64], i: usize) -> f64 {
     e
 }
 
-/// The table as the fit's vector: mg squares and king cells, then eg squares and king cells
-/// (the order of `samples::ENTRIES`).
+/// The table as the fit's vector: every part's middle-game values, then every part's
+/// end-game values (the order of `samples::ENTRIES`).
 fn flatten(t: &SquareTable) -> Vec<f64> {
-    let mg =
-        t.mg.iter()
-            .flatten()
-            .chain(t.king_mg.iter().flatten().flatten());
-    let eg =
-        t.eg.iter()
-            .flatten()
-            .chain(t.king_eg.iter().flatten().flatten());
-    mg.chain(eg).map(|&x| f64::from(x)).collect()
+    [Phase::Mg, Phase::Eg]
+        .into_iter()
+        .flat_map(|phase| t.parts(phase).into_iter().flatten())
+        .map(|&x| f64::from(x))
+        .collect()
 }
 
+/// The table of a fit's vector (rounded values), laid out as [`flatten`] lays it.
 fn unflatten(w: &[f64]) -> SquareTable {
     let mut t = SquareTable::ZERO;
-    for r in 0..ROLES {
-        for sq in 0..SQUARES {
-            let j = entry(r, sq);
-            t.mg[r][sq] = w[j] as i16;
-            t.eg[r][sq] = w[ENTRIES + j] as i16;
-        }
-    }
-    for k in 0..2 {
-        for r in 0..KING_ROLES {
-            for c in 0..CELLS {
-                let j = king_entry(k, r, c);
-                t.king_mg[k][r][c] = w[j] as i16;
-                t.king_eg[k][r][c] = w[ENTRIES + j] as i16;
+    let mut values = w.iter();
+    for phase in [Phase::Mg, Phase::Eg] {
+        for part in t.parts_mut(phase) {
+            for (slot, &x) in part.iter_mut().zip(values.by_ref()) {
+                *slot = x as i16;
             }
         }
     }
@@ -470,6 +459,9 @@ mod model_tests {
             // Kings on the queen side, which read the table mirrored by file.
             "2kr1b1r/ppp2ppp/2np1n2/4p3/4P3/2NP1N2/PPP2PPP/2KR1B1R w - - 0 8",
             "3k4/ppp5/8/8/8/8/5PPP/4K3 b - - 0 30",
+            // Pieces on the king's zone with safe checks; passed pawns with both kings near.
+            "r1b2rk1/ppp2pp1/2n4p/3qP1N1/3P4/2PB4/P4PPP/R2QK2R w KQ - 0 12",
+            "8/5k2/1P6/3K4/5p2/8/6P1/8 w - - 0 50",
         ];
         let text: String = fens.iter().map(|f| format!("{f} [0.5]\n")).collect();
         let params = Params::default();

@@ -4,7 +4,8 @@
 use super::TuneError;
 use crate::board8::Board;
 use crate::eval::squares::{
-    king_cell, king_side, CELLS, ENEMY_KING, KING_ROLES, OWN_KING, ROLES, SQUARES,
+    danger_attackers, danger_units, king_cell, king_side, CELLS, DANGER_UNITS, ENEMY_KING,
+    KING_ROLES, MOBILITY, OWN_KING, PARTS, PART_SIZES, ROLES, SQUARES,
 };
 use crate::eval::{PawnCache, SearchPosition, MAX_PHASE};
 use crate::params::Params;
@@ -65,22 +66,58 @@ fn is_outcome(label: f32) -> bool {
     label == 0.0 || label == 0.5 || label == 1.0
 }
 
+/// Where part `part` of [`SquareTable::parts`] starts in a flat table.
+const fn part_start(part: usize) -> usize {
+    let mut start = 0;
+    let mut i = 0;
+    while i < part {
+        start += PART_SIZES[i];
+        i += 1;
+    }
+    start
+}
+
 /// A square's index in a flat table (see [`ENTRIES`]).
 #[inline]
 pub(super) fn entry(role_index: usize, relative: usize) -> usize {
-    role_index * SQUARES + relative
+    part_start(0) + role_index * SQUARES + relative
 }
 
 /// Entries of the squares part of a flat table; the king cells follow them.
-pub(super) const SQUARE_ENTRIES: usize = ROLES * SQUARES;
+pub(super) const SQUARE_ENTRIES: usize = PART_SIZES[0];
 
-/// Entries of a flat table: the squares, then the king cells `[king][role][cell]`.
-pub(super) const ENTRIES: usize = SQUARE_ENTRIES + 2 * KING_ROLES * CELLS;
+/// Entries of a flat table: every part of [`SquareTable::parts`] in its order.
+pub(super) const ENTRIES: usize = part_start(PARTS);
 
 /// A king cell's index in a flat table (after the squares).
 #[inline]
 pub(super) fn king_entry(king: usize, role_index: usize, cell: usize) -> usize {
-    SQUARE_ENTRIES + (king * KING_ROLES + role_index) * CELLS + cell
+    part_start(1) + (king * KING_ROLES + role_index) * CELLS + cell
+}
+
+/// The flat index of a knight, bishop, rook or queen (`role_index` 1..=4) reaching `count`
+/// safe squares.
+#[inline]
+pub(super) fn mobility_entry(role_index: usize, count: u32) -> usize {
+    part_start(2) + (role_index - 1) * MOBILITY + (count as usize).min(MOBILITY - 1)
+}
+
+/// The flat index of an attack's danger row and column.
+#[inline]
+pub(super) fn danger_entry(attackers: usize, units: usize) -> usize {
+    part_start(3) + attackers * DANGER_UNITS + units
+}
+
+/// The flat index of a passed pawn's square.
+#[inline]
+pub(super) fn passer_entry(relative: usize) -> usize {
+    part_start(4) + relative
+}
+
+/// The flat index of a passed pawn's cell from `king`.
+#[inline]
+pub(super) fn passer_king_entry(king: usize, cell: usize) -> usize {
+    part_start(5) + king * CELLS + cell
 }
 
 /// Marks an entry used by a Black piece (its value counts negatively from White's side).
@@ -255,7 +292,64 @@ impl Samples {
                 }
             }
         }
+        for color in [Color::White, Color::Black] {
+            let first = self.entries.len();
+            activity_entries(board, color, &mut self.entries);
+            if color == Color::Black {
+                self.entries[first..].iter_mut().for_each(|e| *e |= BLACK);
+            }
+        }
         self.offsets.push(self.entries.len() as u32);
+    }
+}
+
+/// Pushes the flat indices (all below [`BLACK`]) of `color`'s mobility rows, its attack's
+/// danger cell and its passed pawns: what the evaluation reads of those parts
+/// (`eval::terms`, `board8::eval`), computed here from the board alone.
+fn activity_entries(board: &Board, color: Color, out: &mut Vec<u16>) {
+    use crate::board8::attacks;
+    use crate::eval::terms::EvalBoard;
+    use crate::types::Role;
+    let them = !color;
+    let occ = board.occupied();
+    let their_pawns = board.pieces(them, Role::Pawn);
+    let safe = !board.color_bb(color) & !<Board as EvalBoard>::pawn_attack_set(them, their_pawns);
+    let their_king = board.king_of(them);
+    let zone = attacks::king(their_king) | their_king.bb();
+    let (mut attackers, mut hits) = (0, 0);
+    let mut checks = crate::board8::square::Bitboard::EMPTY;
+    let diagonals = attacks::bishop(their_king, occ);
+    let lines = attacks::rook(their_king, occ);
+    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+        for sq in board.pieces(color, role) {
+            let (reach, checking) = match role {
+                Role::Knight => (attacks::knight(sq), attacks::knight(their_king)),
+                Role::Bishop => (attacks::bishop(sq, occ), diagonals),
+                Role::Rook => (attacks::rook(sq, occ), lines),
+                _ => (attacks::queen(sq, occ), diagonals | lines),
+            };
+            out.push(mobility_entry(role.index(), (reach & safe).count()) as u16);
+            let h = (reach & zone).count() as i32;
+            if h > 0 {
+                attackers += 1;
+                hits += h;
+            }
+            checks |= reach & checking;
+        }
+    }
+    let units = danger_units(hits, (checks & safe).count() as i32);
+    out.push(danger_entry(danger_attackers(attackers), units) as u16);
+    let king_file = board.king_of(color).file_index();
+    let own = board.king_of(color).relative(color).index();
+    let enemy = their_king.relative(color).index();
+    for sq in board.pieces(color, Role::Pawn) {
+        if (<Board as EvalBoard>::passed_span(color, sq) & their_pawns).nonempty() {
+            continue;
+        }
+        let relative = sq.relative(color).index();
+        out.push(passer_entry(king_side(relative, king_file)) as u16);
+        out.push(passer_king_entry(OWN_KING, king_cell(relative, own)) as u16);
+        out.push(passer_king_entry(ENEMY_KING, king_cell(relative, enemy)) as u16);
     }
 }
 
@@ -379,9 +473,10 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
 ";
         let s = Samples::read(text, rules, &Params::default()).expect("reads");
         assert_eq!((s.read, s.not_quiet, s.len()), (3, 1, 2));
-        // The start position, balanced but for the tempo, full middle game: 32 squares, and two
-        // king cells for each of the 30 pieces below the kings.
-        assert_eq!(s.entries_of(0).count(), 32 + 2 * 30);
+        // The start position, balanced but for the tempo, full middle game: 32 squares, two
+        // king cells for each of the 30 pieces below the kings, the mobility of the 14 pieces
+        // between pawn and king and each side's danger cell (no passed pawn).
+        assert_eq!(s.entries_of(0).count(), 32 + 2 * 30 + 14 + 2);
         assert_eq!(s.entries_of(0).map(|(_, sign)| sign).sum::<f32>(), 0.0);
         assert_eq!(s.base[0], Params::default().tempo as f32);
         assert_eq!(s.mg_share[0], 1.0);
@@ -392,19 +487,24 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
         e.sort_by_key(|x| x.0);
         // White's pawn on e2 (index 12), White's king on e1 (5 * 64 + 4), Black's king on e8
         // mirrored to e1; the pawn one rank ahead of its king (row 6 of the own king's cells)
-        // and six behind the enemy one (row 13 of its cells), on their file.
+        // and six behind the enemy one (row 13 of its cells), on their file; as a passed pawn
+        // on e2 and in the same cells; each side's (empty) attack on the other king.
         let own = SQUARE_ENTRIES + 6 * 8;
         let enemy = SQUARE_ENTRIES + KING_ROLES * CELLS + 13 * 8;
-        assert_eq!(
-            e,
-            vec![
-                (12, 1.0),
-                (5 * 64 + 4, 1.0),
-                (5 * 64 + 4, -1.0),
-                (own, 1.0),
-                (enemy, 1.0)
-            ]
-        );
+        let mut want = vec![
+            (12, 1.0),
+            (5 * 64 + 4, 1.0),
+            (5 * 64 + 4, -1.0),
+            (own, 1.0),
+            (enemy, 1.0),
+            (danger_entry(0, 0), 1.0),
+            (danger_entry(0, 0), -1.0),
+            (passer_entry(12), 1.0),
+            (passer_king_entry(OWN_KING, 6 * 8), 1.0),
+            (passer_king_entry(ENEMY_KING, 13 * 8), 1.0),
+        ];
+        want.sort_by_key(|x| x.0);
+        assert_eq!(e, want);
         assert_eq!(s.result, vec![0.5, 1.0]);
     }
 
