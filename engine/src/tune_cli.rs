@@ -149,7 +149,8 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
             "king stands on the e..h files (a king on a..d reads them mirrored by file); then each".into(),
             "role's values by where it stands from its own and from the enemy king; knights to".into(),
             "queens by the safe squares they reach; the attack on the enemy king by its attackers".into(),
-            "and danger units; passed pawns by square and by where they stand from either king.".into(),
+            "and danger units; passed pawns by square and by where they stand from either king;".into(),
+            "enemy pieces by their cheapest attacker; pawns by shape; space; the material's make-up.".into(),
         ];
         let mut header = header;
         if let Some(source) = &a.source {

@@ -5,6 +5,7 @@
 use super::attacks;
 use super::board::Board;
 use super::castling::Letter;
+use super::learned::Feature;
 use super::moves::Move;
 use super::square::{Bitboard, Square};
 use super::zobrist;
@@ -172,6 +173,17 @@ impl EvalBoard for Board {
                 }
             }
         }
+        super::learned::features(self, color, |feature| {
+            let (m, e) = match feature {
+                Feature::Pawn(shape, relative) => table.pawn_value(shape, relative),
+                Feature::Space { many, safe } => table.space_value(many, safe),
+                Feature::Imbalance(minors, rooks, queens) => {
+                    table.imbalance_value(minors, rooks, queens)
+                }
+            };
+            mg += m;
+            eg += e;
+        });
         (mg, eg)
     }
 

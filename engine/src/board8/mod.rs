@@ -7,6 +7,7 @@ mod board;
 pub mod castling;
 mod eval;
 mod fen;
+pub(crate) mod learned;
 mod makemove;
 mod movegen;
 mod moves;

@@ -90,10 +90,11 @@ pub enum Phase {
 }
 
 /// Parts of a table per phase (see [`SquareTable::parts`]).
-pub const PARTS: usize = 6;
+pub const PARTS: usize = 10;
 
 /// Values of each part per phase: the squares, the king cells, the mobility rows, the danger
-/// rows, the passers' squares and the passers' king cells.
+/// rows, the passers' squares, the passers' king cells, the threats, the pawn shapes, the
+/// space rows and the imbalances.
 pub const PART_SIZES: [usize; PARTS] = [
     ROLES * SQUARES,
     2 * KING_ROLES * CELLS,
@@ -101,7 +102,57 @@ pub const PART_SIZES: [usize; PARTS] = [
     DANGER_ATTACKERS * DANGER_UNITS,
     SQUARES,
     2 * CELLS,
+    THREAT_CLASSES * THREAT_VICTIMS * 2,
+    PAWN_SHAPES * SQUARES,
+    SPACE_ROWS * SPACE,
+    IMBALANCE * IMBALANCE * IMBALANCE,
 ];
+
+/// Attacker classes of the threat table: pawn, minor piece, rook, queen, king (the cheapest
+/// that attacks a piece is the one counted).
+pub const THREAT_CLASSES: usize = 5;
+
+/// Victims of the threat table: knight, bishop, rook, queen.
+pub const THREAT_VICTIMS: usize = 4;
+
+/// Pawn shapes the table values by square (see [`PawnShape`]).
+pub const PAWN_SHAPES: usize = 4;
+
+/// What a pawn is to its neighbours, each valued by square on top of the square table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PawnShape {
+    /// Beside an own pawn on its rank, or defended by one.
+    Connected = 0,
+    /// No own pawn on either adjacent file.
+    Isolated = 1,
+    /// Another own pawn on its file.
+    Doubled = 2,
+    /// Not connected, its stop square attacked by an enemy pawn, and no own pawn level with
+    /// it or behind on an adjacent file to come to its aid.
+    Backward = 3,
+}
+
+/// Columns of the space table: safe squares of the own half's centre (files c..f, ranks 2..4),
+/// 0 to 15.
+pub const SPACE: usize = 16;
+
+/// Rows of the space table: fewer than six pieces (king included, pawns not), or more (space
+/// is worth more with more pieces to use it).
+pub const SPACE_ROWS: usize = 2;
+
+/// Values of each difference (fewer, equal, more) of minor pieces, rooks and queens against
+/// the other side's, from the side's own point of view.
+pub const IMBALANCE: usize = 3;
+
+/// The imbalance table's indices of count differences (each fewer, as many or more).
+#[inline(always)]
+pub const fn imbalance_index(minors: i32, rooks: i32, queens: i32) -> [usize; 3] {
+    [
+        (minors.signum() + 1) as usize,
+        (rooks.signum() + 1) as usize,
+        (queens.signum() + 1) as usize,
+    ]
+}
 
 /// Whether every value of `values` is zero.
 const fn all_zero(values: &[i16]) -> bool {
@@ -150,7 +201,32 @@ pub struct SquareTable {
     pub passer_king_mg: [[i16; CELLS]; 2],
     /// End-game values of a passed pawn by its offset from either king.
     pub passer_king_eg: [[i16; CELLS]; 2],
+    /// Middle-game values of an enemy piece attacked, `[cheapest attacker][victim][defended]`:
+    /// what is attacked by what and whether it is defended, beside the linear threat weights.
+    pub threat_mg: Threats,
+    /// End-game values of an enemy piece attacked.
+    pub threat_eg: Threats,
+    /// Middle-game values of a pawn by its shape and square (read from its king's wing).
+    pub pawn_mg: [[i16; SQUARES]; PAWN_SHAPES],
+    /// End-game values of a pawn by its shape and square.
+    pub pawn_eg: [[i16; SQUARES]; PAWN_SHAPES],
+    /// Middle-game values of the space behind the own pawns, `[many pieces][safe squares]`.
+    pub space_mg: [[i16; SPACE]; SPACE_ROWS],
+    /// End-game values of the space.
+    pub space_eg: [[i16; SPACE]; SPACE_ROWS],
+    /// Middle-game values of the material's make-up, `[minor pieces][rooks][queens]`, each
+    /// fewer, as many or more than the enemy's: a rook against two minor pieces is not the
+    /// sum of their values.
+    pub imbalance_mg: Imbalance,
+    /// End-game values of the material's make-up.
+    pub imbalance_eg: Imbalance,
 }
+
+/// The threat table of one phase (see [`SquareTable::threat_mg`]).
+pub type Threats = [[[i16; 2]; THREAT_VICTIMS]; THREAT_CLASSES];
+
+/// The imbalance table of one phase (see [`SquareTable::imbalance_mg`]).
+pub type Imbalance = [[[i16; IMBALANCE]; IMBALANCE]; IMBALANCE];
 
 impl SquareTable {
     /// The table that adds nothing: where a fit starts when a board has none yet.
@@ -167,6 +243,14 @@ impl SquareTable {
         passer_eg: [0; SQUARES],
         passer_king_mg: [[0; CELLS]; 2],
         passer_king_eg: [[0; CELLS]; 2],
+        threat_mg: [[[0; 2]; THREAT_VICTIMS]; THREAT_CLASSES],
+        threat_eg: [[[0; 2]; THREAT_VICTIMS]; THREAT_CLASSES],
+        pawn_mg: [[0; SQUARES]; PAWN_SHAPES],
+        pawn_eg: [[0; SQUARES]; PAWN_SHAPES],
+        space_mg: [[0; SPACE]; SPACE_ROWS],
+        space_eg: [[0; SPACE]; SPACE_ROWS],
+        imbalance_mg: [[[0; IMBALANCE]; IMBALANCE]; IMBALANCE],
+        imbalance_eg: [[[0; IMBALANCE]; IMBALANCE]; IMBALANCE],
     };
 
     /// The table whose source reads `diagram`: each role's squares in the order
@@ -176,17 +260,26 @@ impl SquareTable {
     /// value would sit on the square mirrored by rank (the fitted chess table lost 300 and then
     /// 400 Elo that way: a king rewarded for the eighth rank, pawns for the second).
     pub const fn from_diagram(diagram: SquareTable) -> SquareTable {
-        // The king cells, mobility and danger rows are written in index order already (the
-        // highest rank offset first); the passers' squares are a diagram like the roles'.
+        // The king cells and the other rows are written in index order already (the highest
+        // rank offset first); the passers' and the pawn shapes' squares are diagrams like the
+        // roles'.
         let mut t = SquareTable {
             passer_mg: [0; SQUARES],
             passer_eg: [0; SQUARES],
+            pawn_mg: [[0; SQUARES]; PAWN_SHAPES],
+            pawn_eg: [[0; SQUARES]; PAWN_SHAPES],
             ..diagram
         };
         let mut sq = 0;
         while sq < SQUARES {
             t.passer_mg[sq] = diagram.passer_mg[sq ^ 56];
             t.passer_eg[sq] = diagram.passer_eg[sq ^ 56];
+            let mut shape = 0;
+            while shape < PAWN_SHAPES {
+                t.pawn_mg[shape][sq] = diagram.pawn_mg[shape][sq ^ 56];
+                t.pawn_eg[shape][sq] = diagram.pawn_eg[shape][sq ^ 56];
+                shape += 1;
+            }
             sq += 1;
         }
         let mut r = 0;
@@ -227,6 +320,10 @@ impl SquareTable {
                 self.danger_mg.as_flattened(),
                 &self.passer_mg,
                 self.passer_king_mg.as_flattened(),
+                self.threat_mg.as_flattened().as_flattened(),
+                self.pawn_mg.as_flattened(),
+                self.space_mg.as_flattened(),
+                self.imbalance_mg.as_flattened().as_flattened(),
             ],
             Phase::Eg => [
                 self.eg.as_flattened(),
@@ -235,6 +332,10 @@ impl SquareTable {
                 self.danger_eg.as_flattened(),
                 &self.passer_eg,
                 self.passer_king_eg.as_flattened(),
+                self.threat_eg.as_flattened().as_flattened(),
+                self.pawn_eg.as_flattened(),
+                self.space_eg.as_flattened(),
+                self.imbalance_eg.as_flattened().as_flattened(),
             ],
         }
     }
@@ -249,6 +350,10 @@ impl SquareTable {
                 self.danger_mg.as_flattened_mut(),
                 &mut self.passer_mg,
                 self.passer_king_mg.as_flattened_mut(),
+                self.threat_mg.as_flattened_mut().as_flattened_mut(),
+                self.pawn_mg.as_flattened_mut(),
+                self.space_mg.as_flattened_mut(),
+                self.imbalance_mg.as_flattened_mut().as_flattened_mut(),
             ],
             Phase::Eg => [
                 self.eg.as_flattened_mut(),
@@ -257,6 +362,10 @@ impl SquareTable {
                 self.danger_eg.as_flattened_mut(),
                 &mut self.passer_eg,
                 self.passer_king_eg.as_flattened_mut(),
+                self.threat_eg.as_flattened_mut().as_flattened_mut(),
+                self.pawn_eg.as_flattened_mut(),
+                self.space_eg.as_flattened_mut(),
+                self.imbalance_eg.as_flattened_mut().as_flattened_mut(),
             ],
         }
     }
@@ -279,6 +388,48 @@ impl SquareTable {
         (
             i32::from(self.danger_mg[attackers][units]),
             i32::from(self.danger_eg[attackers][units]),
+        )
+    }
+
+    /// The (mg, eg) value of an enemy piece (`victim`: 0 knight .. 3 queen) whose cheapest
+    /// attacker is of `class` (0 pawn, 1 minor, 2 rook, 3 queen, 4 king), `defended` or not.
+    #[inline(always)]
+    pub fn threat_value(&self, class: usize, victim: usize, defended: bool) -> (i32, i32) {
+        let d = usize::from(defended);
+        (
+            i32::from(self.threat_mg[class][victim][d]),
+            i32::from(self.threat_eg[class][victim][d]),
+        )
+    }
+
+    /// The (mg, eg) value of a pawn of `shape` on `relative` (read from its king's wing).
+    #[inline(always)]
+    pub fn pawn_value(&self, shape: PawnShape, relative: usize) -> (i32, i32) {
+        let s = shape as usize;
+        (
+            i32::from(self.pawn_mg[s][relative]),
+            i32::from(self.pawn_eg[s][relative]),
+        )
+    }
+
+    /// The (mg, eg) value of `safe` squares of space with `many` pieces or not.
+    #[inline(always)]
+    pub fn space_value(&self, many: bool, safe: u32) -> (i32, i32) {
+        let (r, n) = (usize::from(many), (safe as usize).min(SPACE - 1));
+        (
+            i32::from(self.space_mg[r][n]),
+            i32::from(self.space_eg[r][n]),
+        )
+    }
+
+    /// The (mg, eg) value of a material make-up: each of `minors`, `rooks`, `queens` is the
+    /// side's count less the enemy's.
+    #[inline(always)]
+    pub fn imbalance_value(&self, minors: i32, rooks: i32, queens: i32) -> (i32, i32) {
+        let [m, r, q] = imbalance_index(minors, rooks, queens);
+        (
+            i32::from(self.imbalance_mg[m][r][q]),
+            i32::from(self.imbalance_eg[m][r][q]),
         )
     }
 

@@ -24,7 +24,7 @@ use std::ops::{BitAnd, BitOr, Not};
 
 use super::pawns::{PawnCache, PawnCounts};
 use super::pst;
-use super::squares::{danger_attackers, danger_units, SquareTable};
+use super::squares::{danger_attackers, danger_units, SquareTable, THREAT_CLASSES};
 use super::sums::{recount, EvalSums};
 use super::{material, taper};
 use crate::params::Params;
@@ -184,8 +184,40 @@ pub(crate) fn evaluate<B: EvalBoard>(
 ) -> i32 {
     debug_assert_eq!(*board.sums(), recount(board), "incremental evaluation sums");
     let [white_pawns, black_pawns] = pawns.probe(board);
-    let (wm, we, white_attacks) = evaluate_side(board, Color::White, p, table, &white_pawns);
-    let (bm, be, black_attacks) = evaluate_side(board, Color::Black, p, table, &black_pawns);
+    let learned = if p.square_table_scale != 0 {
+        board.learned_table()
+    } else {
+        None
+    };
+    let mut white = evaluate_side(board, Color::White, p, table, &white_pawns, learned);
+    let mut black = evaluate_side(board, Color::Black, p, table, &black_pawns, learned);
+    let (white_attacks, black_attacks) = (white.attacks, black.attacks);
+    if let Some(t) = learned {
+        for (side, color, defences) in [
+            (&mut white, Color::White, black_attacks),
+            (&mut black, Color::Black, white_attacks),
+        ] {
+            let sum = &mut side.table;
+            threats(
+                board,
+                color,
+                &side.classes,
+                defences,
+                |class, victim, defended| {
+                    let (m, e) = t.threat_value(class, victim, defended);
+                    sum.0 += m;
+                    sum.1 += e;
+                },
+            );
+        }
+    }
+    let scaled = |side: &Side<B::Bitboard>| {
+        (
+            side.mg + side.table.0 * p.square_table_scale / 100,
+            side.eg + side.table.1 * p.square_table_scale / 100,
+        )
+    };
+    let ((wm, we), (bm, be)) = (scaled(&white), scaled(&black));
     let (wh, bh) = (
         hanging(board, Color::White, white_attacks, black_attacks),
         hanging(board, Color::Black, black_attacks, white_attacks),
@@ -278,7 +310,8 @@ fn evaluate_side<B: EvalBoard>(
     p: &Params,
     table: &pst::Table,
     pawns: &PawnCounts,
-) -> (i32, i32, B::Bitboard) {
+    learned: Option<&SquareTable>,
+) -> Side<B::Bitboard> {
     let them = !color;
     let sums = board.sums();
     let (mut mg, mut eg) = material_of(sums, color, p);
@@ -286,11 +319,6 @@ fn evaluate_side<B: EvalBoard>(
     mg += pst_mg * p.pst_scale / 100;
     eg += pst_eg * p.pst_scale / 100;
     // The learned table's parts: summed apart and scaled once, as the fit models them.
-    let learned = if p.square_table_scale != 0 {
-        board.learned_table()
-    } else {
-        None
-    };
     let mut table = match learned {
         Some(_) => board.square_table_sum(color),
         None => (0, 0),
@@ -444,8 +472,6 @@ fn evaluate_side<B: EvalBoard>(
             learn(t.danger_value(row, danger_units(act.zone_hits, safe_checks)));
         }
     }
-    mg += table.0 * p.square_table_scale / 100;
-    eg += table.1 * p.square_table_scale / 100;
 
     let (pawn_mg, pawn_eg) = pawns.score(p);
     mg += pawn_mg;
@@ -468,13 +494,82 @@ fn evaluate_side<B: EvalBoard>(
         mg += p.castled_mg;
     }
     mg += p.castling_right_mg * board.castling_rights(color);
-    let attacks = B::pawn_attack_set(color, own_pawns)
-        | near
-        | minor_reach
-        | rook_reach
-        | queen_reach
-        | secutor_reach;
-    (mg, eg, attacks)
+    let pawn_reach = B::pawn_attack_set(color, own_pawns);
+    let attacks = pawn_reach | near | minor_reach | rook_reach | queen_reach | secutor_reach;
+    Side {
+        mg,
+        eg,
+        table,
+        attacks,
+        classes: [pawn_reach, minor_reach, rook_reach, queen_reach, near],
+    }
+}
+
+/// What [`evaluate_side`] found of one side.
+struct Side<T> {
+    /// Middle-game score without the learned table.
+    mg: i32,
+    /// End-game score without the learned table.
+    eg: i32,
+    /// The learned table's (mg, eg) sum so far, before `SquareTableScale`.
+    table: (i32, i32),
+    /// Every square the side attacks.
+    attacks: T,
+    /// What its pawns, minor pieces, rooks, queens and king attack (see [`threats`]).
+    classes: [T; THREAT_CLASSES],
+}
+
+/// What each class of `color`'s pieces attacks, in the order of [`threats`]'s classes: the
+/// sets the evaluation gathers as it scores mobility, for the fit, which reads positions
+/// without it.
+pub(crate) fn attack_classes<B: EvalBoard>(
+    board: &B,
+    color: Color,
+) -> [B::Bitboard; THREAT_CLASSES] {
+    let occ = board.occupied();
+    let mut classes = [B::Bitboard::EMPTY; THREAT_CLASSES];
+    classes[0] = B::pawn_attack_set(color, board.pieces(color, Role::Pawn));
+    for sq in board.pieces(color, Role::Knight) {
+        classes[1] = classes[1] | B::knight_attacks(sq);
+    }
+    for sq in board.pieces(color, Role::Bishop) {
+        classes[1] = classes[1] | B::bishop_attacks(sq, occ);
+    }
+    for sq in board.pieces(color, Role::Rook) {
+        classes[2] = classes[2] | B::rook_attacks(sq, occ);
+    }
+    for sq in board.pieces(color, Role::Queen) {
+        classes[3] = classes[3] | B::queen_attacks(sq, occ);
+    }
+    classes[4] = B::king_attacks(board.king(color));
+    classes
+}
+
+/// Calls `f(class, victim, defended)` for each enemy knight, bishop, rook and queen (victims
+/// 0..3) that `color` attacks, with the cheapest class of its attackers (`classes`: what
+/// [`attack_classes`] gives) and whether any enemy piece defends it (`defences`). The learned
+/// table values each: which piece attacks which, and whether the victim can be retaken.
+#[inline(always)]
+pub(crate) fn threats<B: EvalBoard>(
+    board: &B,
+    color: Color,
+    classes: &[B::Bitboard; THREAT_CLASSES],
+    defences: B::Bitboard,
+    mut f: impl FnMut(usize, usize, bool),
+) {
+    let attacked = classes.iter().fold(B::Bitboard::EMPTY, |a, &c| a | c);
+    let them = !color;
+    for (victim, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+        .into_iter()
+        .enumerate()
+    {
+        for sq in board.pieces(them, role) & attacked {
+            let at = B::square_bb(sq);
+            if let Some(class) = classes.iter().position(|&c| (c & at).nonempty()) {
+                f(class, victim, (defences & at).nonempty());
+            }
+        }
+    }
 }
 
 /// Chebyshev distance: king moves between two squares (holes aside).

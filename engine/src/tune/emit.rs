@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 #[cfg(test)]
 use crate::eval::squares::CELLS;
 use crate::eval::squares::{
-    KingCells, SquareTable, DANGER_UNITS, KING_ROLES, MOBILITY, MOBILITY_ROLES, ROLES, SQUARES,
+    KingCells, SquareTable, DANGER_UNITS, KING_ROLES, MOBILITY, MOBILITY_ROLES, ROLES, SPACE,
+    SQUARES,
 };
 use crate::types::Role;
 
@@ -93,6 +94,79 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
                 "        // from the {king}: +7 ranks ahead first, 0..7 files aside"
             );
             write_rows(&mut out, row, 8, 8);
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, table) in [
+        ("threat_mg", &table.threat_mg),
+        ("threat_eg", &table.threat_eg),
+    ] {
+        let _ = writeln!(out, "    {phase}: [");
+        for (class, victims) in ["pawn", "minor piece", "rook", "queen", "king"]
+            .iter()
+            .zip(table)
+        {
+            let _ = writeln!(
+                out,
+                "        // by a {class}: knight, bishop, rook, queen; each undefended, defended"
+            );
+            out.push_str("        [\n");
+            for pair in victims {
+                let _ = writeln!(out, "            [{:>4}, {:>4}],", pair[0], pair[1]);
+            }
+            out.push_str("        ],\n");
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, shapes) in [("pawn_mg", &table.pawn_mg), ("pawn_eg", &table.pawn_eg)] {
+        let _ = writeln!(out, "    {phase}: [");
+        for (shape, row) in ["connected", "isolated", "doubled", "backward"]
+            .iter()
+            .zip(shapes)
+        {
+            let _ = writeln!(out, "        // {shape}");
+            out.push_str("        [\n");
+            for rank in (0..SQUARES / 8).rev() {
+                out.push_str("           ");
+                for v in &row[rank * 8..rank * 8 + 8] {
+                    let _ = write!(out, " {v:>4},");
+                }
+                out.push('\n');
+            }
+            out.push_str("        ],\n");
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, rows) in [("space_mg", &table.space_mg), ("space_eg", &table.space_eg)] {
+        let _ = writeln!(out, "    {phase}: [");
+        for (pieces, row) in ["fewer than six pieces", "six pieces or more"]
+            .iter()
+            .zip(rows)
+        {
+            let _ = writeln!(out, "        // {pieces}: 0..{} safe squares", SPACE - 1);
+            write_rows(&mut out, row, 16, 8);
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, table) in [
+        ("imbalance_mg", &table.imbalance_mg),
+        ("imbalance_eg", &table.imbalance_eg),
+    ] {
+        let _ = writeln!(out, "    {phase}: [");
+        for (minors, rooks) in ["fewer", "as many", "more"].iter().zip(table) {
+            let _ = writeln!(
+                out,
+                "        // {minors} minor pieces; rows: fewer, as many, more rooks; columns: queens"
+            );
+            out.push_str("        [\n");
+            for queens in rooks {
+                let _ = writeln!(
+                    out,
+                    "            [{:>4}, {:>4}, {:>4}],",
+                    queens[0], queens[1], queens[2]
+                );
+            }
+            out.push_str("        ],\n");
         }
         out.push_str("    ],\n");
     }

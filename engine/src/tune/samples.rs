@@ -2,11 +2,15 @@
 //! part of its evaluation, its phase and the table entries its pieces use.
 
 use super::TuneError;
+use crate::board8::learned::{self, Feature};
+use crate::board8::Bitboard;
 use crate::board8::Board;
 use crate::eval::squares::{
-    danger_attackers, danger_units, king_cell, king_side, CELLS, DANGER_UNITS, ENEMY_KING,
-    KING_ROLES, MOBILITY, OWN_KING, PARTS, PART_SIZES, ROLES, SQUARES,
+    danger_attackers, danger_units, imbalance_index, king_cell, king_side, CELLS, DANGER_UNITS,
+    ENEMY_KING, IMBALANCE, KING_ROLES, MOBILITY, OWN_KING, PARTS, PART_SIZES, ROLES, SPACE,
+    SQUARES, THREAT_VICTIMS,
 };
+use crate::eval::terms::{attack_classes, threats};
 use crate::eval::{PawnCache, SearchPosition, MAX_PHASE};
 use crate::params::Params;
 use crate::position::{MoveList, Position};
@@ -118,6 +122,27 @@ pub(super) fn passer_entry(relative: usize) -> usize {
 #[inline]
 pub(super) fn passer_king_entry(king: usize, cell: usize) -> usize {
     part_start(5) + king * CELLS + cell
+}
+
+/// The flat index of a threat: the victim's cheapest attacker class, the victim, defended.
+#[inline]
+pub(super) fn threat_entry(class: usize, victim: usize, defended: bool) -> usize {
+    part_start(6) + (class * THREAT_VICTIMS + victim) * 2 + usize::from(defended)
+}
+
+/// The flat index of a feature of [`learned::features`].
+#[inline]
+pub(super) fn feature_entry(feature: Feature) -> usize {
+    match feature {
+        Feature::Pawn(shape, relative) => part_start(7) + shape as usize * SQUARES + relative,
+        Feature::Space { many, safe } => {
+            part_start(8) + usize::from(many) * SPACE + (safe as usize).min(SPACE - 1)
+        }
+        Feature::Imbalance(minors, rooks, queens) => {
+            let [m, r, q] = imbalance_index(minors, rooks, queens);
+            part_start(9) + (m * IMBALANCE + r) * IMBALANCE + q
+        }
+    }
 }
 
 /// Marks an entry used by a Black piece (its value counts negatively from White's side).
@@ -292,9 +317,23 @@ impl Samples {
                 }
             }
         }
+        let classes = [Color::White, Color::Black].map(|c| attack_classes(board, c));
+        let defences = classes.map(|c| c.iter().fold(Bitboard::EMPTY, |a, &b| a | b));
         for color in [Color::White, Color::Black] {
             let first = self.entries.len();
             activity_entries(board, color, &mut self.entries);
+            learned::features(board, color, |f| self.entries.push(feature_entry(f) as u16));
+            let (own, enemy) = (color.index(), (!color).index());
+            threats(
+                board,
+                color,
+                &classes[own],
+                defences[enemy],
+                |class, victim, defended| {
+                    self.entries
+                        .push(threat_entry(class, victim, defended) as u16);
+                },
+            );
             if color == Color::Black {
                 self.entries[first..].iter_mut().for_each(|e| *e |= BLACK);
             }
@@ -426,6 +465,7 @@ fn is_quiet(board: &Board, p: &Params) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::squares::PawnShape;
     use crate::variant::Variant;
 
     #[test]
@@ -475,8 +515,9 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
         assert_eq!((s.read, s.not_quiet, s.len()), (3, 1, 2));
         // The start position, balanced but for the tempo, full middle game: 32 squares, two
         // king cells for each of the 30 pieces below the kings, the mobility of the 14 pieces
-        // between pawn and king and each side's danger cell (no passed pawn).
-        assert_eq!(s.entries_of(0).count(), 32 + 2 * 30 + 14 + 2);
+        // between pawn and king, each side's danger cell (no passed pawn), 16 connected pawns,
+        // each side's space and make-up (no threat).
+        assert_eq!(s.entries_of(0).count(), 32 + 2 * 30 + 14 + 2 + 16 + 2 + 2);
         assert_eq!(s.entries_of(0).map(|(_, sign)| sign).sum::<f32>(), 0.0);
         assert_eq!(s.base[0], Params::default().tempo as f32);
         assert_eq!(s.mg_share[0], 1.0);
@@ -502,6 +543,25 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
             (passer_entry(12), 1.0),
             (passer_king_entry(OWN_KING, 6 * 8), 1.0),
             (passer_king_entry(ENEMY_KING, 13 * 8), 1.0),
+            // An isolated pawn; space: of the twelve squares of files c..f on each side's
+            // ranks 2..4, White's e2 pawn stands on one; few pieces; as much of everything.
+            (feature_entry(Feature::Pawn(PawnShape::Isolated, 12)), 1.0),
+            (
+                feature_entry(Feature::Space {
+                    many: false,
+                    safe: 11,
+                }),
+                1.0,
+            ),
+            (
+                feature_entry(Feature::Space {
+                    many: false,
+                    safe: 12,
+                }),
+                -1.0,
+            ),
+            (feature_entry(Feature::Imbalance(0, 0, 0)), 1.0),
+            (feature_entry(Feature::Imbalance(0, 0, 0)), -1.0),
         ];
         want.sort_by_key(|x| x.0);
         assert_eq!(e, want);

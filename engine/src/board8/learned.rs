@@ -1,0 +1,135 @@
+//! What chess's learned table reads of a side beyond each piece's square and king offsets:
+//! each pawn's shape, the space behind the pawns and the make-up of the material. Written once
+//! here for the evaluation, which sums the table's values, and for the fit, which lists the
+//! table entries: two copies could read different features, and the fit would tune a table
+//! for an evaluation the engine does not play.
+
+use super::board::Board;
+use super::square::Bitboard;
+use crate::eval::squares::{king_side, PawnShape};
+use crate::eval::terms::EvalBoard;
+use crate::types::{Color, Role};
+
+/// One feature of a side that the table values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Feature {
+    /// A pawn of this shape on this square (its own side's index, read from its king's wing).
+    Pawn(PawnShape, usize),
+    /// Safe squares of space, with six or more pieces (king included, pawns not) or fewer.
+    Space {
+        /// Whether the side has six pieces or more.
+        many: bool,
+        /// Squares of files c..f, own ranks 2..4, free of own pawns and of enemy pawn attacks.
+        safe: u32,
+    },
+    /// The side's minor pieces, rooks and queens, each less the enemy's.
+    Imbalance(i32, i32, i32),
+}
+
+/// The centre files (c..f) of each side's ranks 2..4: where space counts.
+const SPACE_AREA: [Bitboard; 2] = [
+    Bitboard(0x0000_0000_3c3c_3c00),
+    Bitboard(0x003c_3c3c_0000_0000),
+];
+
+/// Calls `f` with each of `color`'s features.
+#[inline(always)]
+pub(crate) fn features(board: &Board, color: Color, mut f: impl FnMut(Feature)) {
+    let them = !color;
+    let own_pawns = board.pieces(color, Role::Pawn);
+    let their_pawns = board.pieces(them, Role::Pawn);
+    let own_attacks = <Board as EvalBoard>::pawn_attack_set(color, own_pawns);
+    let their_attacks = <Board as EvalBoard>::pawn_attack_set(them, their_pawns);
+    let king_file = board.king_of(color).file_index();
+    for sq in own_pawns {
+        let relative = king_side(sq.relative(color).index(), king_file);
+        let file = sq.file_index();
+        let adjacent = <Board as EvalBoard>::adjacent_files(file);
+        let own = sq.bb();
+        let phalanx = (own_pawns & adjacent & Bitboard::rank(sq.rank_index())).nonempty();
+        let connected = phalanx || (own_attacks & own).nonempty();
+        if connected {
+            f(Feature::Pawn(PawnShape::Connected, relative));
+        }
+        if (own_pawns & adjacent).is_empty() {
+            f(Feature::Pawn(PawnShape::Isolated, relative));
+        }
+        if (own_pawns & Bitboard::file(file)).count() > 1 {
+            f(Feature::Pawn(PawnShape::Doubled, relative));
+        }
+        let helpers = own_pawns & adjacent & !<Board as EvalBoard>::passed_span(color, sq);
+        if !connected && (own.forward(color) & their_attacks).nonempty() && helpers.is_empty() {
+            f(Feature::Pawn(PawnShape::Backward, relative));
+        }
+    }
+    let area = SPACE_AREA[color.index()] & !own_pawns & !their_attacks;
+    f(Feature::Space {
+        many: (board.color_bb(color) & !own_pawns).count() >= 6,
+        safe: area.count(),
+    });
+    let count = |c: Color, role: Role| board.pieces(c, role).count() as i32;
+    let minors = |c: Color| count(c, Role::Knight) + count(c, Role::Bishop);
+    f(Feature::Imbalance(
+        minors(color) - minors(them),
+        count(color, Role::Rook) - count(them, Role::Rook),
+        count(color, Role::Queen) - count(them, Role::Queen),
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::{Rules, Variant};
+
+    fn features_of(fen: &str, color: Color) -> Vec<Feature> {
+        let board = Board::from_fen(Rules::default_for(Variant::Chess), fen).expect("fen");
+        let mut out = Vec::new();
+        features(&board, color, |f| out.push(f));
+        out
+    }
+
+    /// White: a2 isolated, c2 and c3 doubled (c2 is not backward: no enemy pawn attacks c3),
+    /// e4 and f4 a phalanx, h3 isolated and backward (Black's g5 pawn attacks h4 and no White
+    /// pawn stands on the g-file to help). King on g1: the squares read as stored.
+    #[test]
+    fn pawns_are_read_by_shape_from_their_own_side() {
+        let fen = "6k1/8/8/6p1/4PP2/2P4P/P1P5/6K1 w - - 0 30";
+        let got = features_of(fen, Color::White);
+        let pawn = |shape, sq: usize| Feature::Pawn(shape, sq);
+        for want in [
+            pawn(PawnShape::Isolated, 8),   // a2
+            pawn(PawnShape::Doubled, 10),   // c2
+            pawn(PawnShape::Doubled, 18),   // c3
+            pawn(PawnShape::Connected, 28), // e4
+            pawn(PawnShape::Connected, 29), // f4
+            pawn(PawnShape::Isolated, 23),  // h3
+            pawn(PawnShape::Backward, 23),  // h3: g5 attacks h4, no pawn on g2/g3
+        ] {
+            assert!(got.contains(&want), "{want:?} in {got:?}");
+        }
+        assert!(!got.contains(&pawn(PawnShape::Backward, 10)), "{got:?}");
+        assert!(got.contains(&Feature::Imbalance(0, 0, 0)));
+        // Black's g5 pawn from its own side is g4 (index 30); its king on g8 reads as stored.
+        let black = features_of(fen, Color::Black);
+        assert!(black.contains(&pawn(PawnShape::Isolated, 30)), "{black:?}");
+    }
+
+    /// A side whose king stands on the queen's wing reads its pawns mirrored by file, and the
+    /// make-up is the side's counts less the enemy's.
+    #[test]
+    fn the_kings_wing_mirrors_pawns_and_the_make_up_is_a_difference() {
+        let fen = "1k6/8/8/8/8/8/P7/1K1R1R2 w - - 0 30";
+        let got = features_of(fen, Color::White);
+        assert!(
+            got.contains(&Feature::Pawn(PawnShape::Isolated, 15)),
+            "{got:?}"
+        );
+        assert!(got.contains(&Feature::Imbalance(0, 2, 0)), "{got:?}");
+        let black = features_of(fen, Color::Black);
+        assert!(black.contains(&Feature::Imbalance(0, -2, 0)), "{black:?}");
+        assert!(black.contains(&Feature::Space {
+            many: false,
+            safe: 12
+        }));
+    }
+}
