@@ -17,6 +17,13 @@
 //! more than labelled positions can fit; the offset from a king is 120 cells per role and
 //! king. Fitted with the squares on 443,473 labelled chess positions, held out 0.019555 ->
 //! 0.018841 (a table by king distance alone: 0.019219).
+//!
+//! The other terms of the evaluation are linear weights: each safe square of mobility worth
+//! the same, each attacker of the king the same, a passed pawn worth its rank. The table has
+//! parts for what they cannot shape, each a handful of values the same fit learns: mobility
+//! by count, the attack on the king by attackers and danger units, passed pawns by square and
+//! king offsets, threats by the victim's cheapest attacker, pawns by shape and square, space,
+//! and the material's make-up. Together held out 0.018841 -> 0.017858 (+38 Elo by SPRT).
 
 use crate::types::Role;
 
