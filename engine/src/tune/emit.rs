@@ -26,13 +26,7 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
             let name = role.name();
             let _ = writeln!(out, "        // {name}");
             out.push_str("        [\n");
-            for rank in (0..SQUARES / 8).rev() {
-                out.push_str("           ");
-                for v in &row[rank * 8..rank * 8 + 8] {
-                    let _ = write!(out, " {v:>4},");
-                }
-                out.push('\n');
-            }
+            write_diagram(&mut out, row, 11);
             out.push_str("        ],\n");
         }
         out.push_str("    ],\n");
@@ -74,13 +68,7 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
         ("passer_eg", &table.passer_eg),
     ] {
         let _ = writeln!(out, "    {phase}: [");
-        for rank in (0..SQUARES / 8).rev() {
-            out.push_str("       ");
-            for v in &row[rank * 8..rank * 8 + 8] {
-                let _ = write!(out, " {v:>4},");
-            }
-            out.push('\n');
-        }
+        write_diagram(&mut out, row, 7);
         out.push_str("    ],\n");
     }
     for (phase, cells) in [
@@ -126,13 +114,7 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
         {
             let _ = writeln!(out, "        // {shape}");
             out.push_str("        [\n");
-            for rank in (0..SQUARES / 8).rev() {
-                out.push_str("           ");
-                for v in &row[rank * 8..rank * 8 + 8] {
-                    let _ = write!(out, " {v:>4},");
-                }
-                out.push('\n');
-            }
+            write_diagram(&mut out, row, 11);
             out.push_str("        ],\n");
         }
         out.push_str("    ],\n");
@@ -172,6 +154,18 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// A table by square as a board seen from the piece's side, the eighth rank first, each rank
+/// a line indented by `indent` spaces (the reader, `SquareTable::from_diagram`, turns it back).
+fn write_diagram(out: &mut String, row: &[i16; SQUARES], indent: usize) {
+    for rank in (0..SQUARES / 8).rev() {
+        out.push_str(&" ".repeat(indent));
+        for v in &row[rank * 8..rank * 8 + 8] {
+            let _ = write!(out, " {v:>4},");
+        }
+        out.push('\n');
+    }
 }
 
 /// `row` as a bracketed array, `per_line` values a line, indented by `indent` spaces.
