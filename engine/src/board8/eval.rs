@@ -132,10 +132,7 @@ impl EvalBoard for Board {
     }
 
     #[inline]
-    fn square_table_sum(&self, color: Color) -> (i32, i32) {
-        let Some(table) = super::tables::fitted(self.rules) else {
-            return (0, 0);
-        };
+    fn square_table_sum(&self, table: &SquareTable, color: Color) -> (i32, i32) {
         use crate::eval::squares::{king_cell, king_side, ENEMY_KING, KING_ROLES, OWN_KING};
         let own = self.king_of(color);
         let king_file = own.file_index();
@@ -621,11 +618,11 @@ mod tests {
                 let q =
                     Board::from_fen(rules, &mirrored).unwrap_or_else(|e| panic!("{mirrored}: {e}"));
                 for color in [Color::White, Color::Black] {
-                    let sum = p.square_table_sum(color);
+                    let sum = p.square_table_sum(table, color);
                     assert_ne!(sum, (0, 0), "{fen}: the table is read");
                     assert_eq!(
                         sum,
-                        q.square_table_sum(color),
+                        q.square_table_sum(table, color),
                         "{fen} vs {mirrored}, {color:?}"
                     );
                 }
@@ -654,8 +651,16 @@ mod tests {
                 ("7k/6Q1/8/8/8/6P1/8/6K1 b - - 0 1", (0, -30), (0, 0)),
             ] {
                 let p = Board::from_fen(rules, fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
-                assert_eq!(p.square_table_sum(Color::White), white, "{fen}, White");
-                assert_eq!(p.square_table_sum(Color::Black), black, "{fen}, Black");
+                assert_eq!(
+                    p.square_table_sum(table, Color::White),
+                    white,
+                    "{fen}, White"
+                );
+                assert_eq!(
+                    p.square_table_sum(table, Color::Black),
+                    black,
+                    "{fen}, Black"
+                );
             }
         });
     }

@@ -149,17 +149,17 @@ pub(crate) trait EvalBoard {
         true
     }
 
-    /// `color`'s (mg, eg) sum of the learned table's squares, king cells and passed pawns
-    /// ([`squares`](super::squares)), before `SquareTableScale`; asked only where
-    /// [`learned_table`](Self::learned_table) has a table.
+    /// `color`'s (mg, eg) sum of `table`'s squares, king cells, passed pawns, pawn shapes,
+    /// space and make-up ([`squares`](super::squares)), before `SquareTableScale`: what the
+    /// board reads of the table beyond the terms' mobility, danger and threats. Asked only
+    /// with the table [`learned_table`](Self::learned_table) gives.
     #[inline]
-    fn square_table_sum(&self, _color: Color) -> (i32, i32) {
+    fn square_table_sum(&self, _table: &SquareTable, _color: Color) -> (i32, i32) {
         (0, 0)
     }
 
-    /// The learned table of the board's rules ([`squares`](super::squares)) whose
-    /// mobility and king-danger parts the terms read; `None` where the rules have none (and
-    /// [`square_table_sum`](Self::square_table_sum) then adds nothing either).
+    /// The learned table of the board's rules ([`squares`](super::squares)); `None` where
+    /// the rules have none, and then the terms read no part of one.
     #[inline]
     fn learned_table(&self) -> Option<&'static SquareTable> {
         None
@@ -320,7 +320,7 @@ fn evaluate_side<B: EvalBoard>(
     eg += pst_eg * p.pst_scale / 100;
     // The learned table's parts: summed apart and scaled once, as the fit models them.
     let mut table = match learned {
-        Some(_) => board.square_table_sum(color),
+        Some(t) => board.square_table_sum(t, color),
         None => (0, 0),
     };
     let mut learn = |value: (i32, i32)| {
