@@ -139,7 +139,6 @@ impl EvalBoard for Board {
         // Both kings' squares from this side's pieces' side, as the king table reads them.
         let own = own.relative(color).index();
         let enemy = self.king_of(!color).relative(color).index();
-        let their_pawns = Board::pieces(self, !color, Role::Pawn);
         let (mut mg, mut eg) = (0, 0);
         for role in &Role::ALL[..crate::eval::squares::ROLES] {
             let r = role.index();
@@ -150,23 +149,10 @@ impl EvalBoard for Board {
                 mg += m;
                 eg += e;
                 if near_king {
-                    let (own_cell, enemy_cell) =
-                        (king_cell(relative, own), king_cell(relative, enemy));
-                    let (m, e) = table.king_value(OWN_KING, r, own_cell);
-                    let (m2, e2) = table.king_value(ENEMY_KING, r, enemy_cell);
+                    let (m, e) = table.king_value(OWN_KING, r, king_cell(relative, own));
+                    let (m2, e2) = table.king_value(ENEMY_KING, r, king_cell(relative, enemy));
                     mg += m + m2;
                     eg += e + e2;
-                    if *role == Role::Pawn
-                        && (<Board as EvalBoard>::passed_span(color, sq) & their_pawns).is_empty()
-                    {
-                        let (m, e) = table.passer_value(
-                            king_side(relative, king_file),
-                            own_cell,
-                            enemy_cell,
-                        );
-                        mg += m;
-                        eg += e;
-                    }
                 }
             }
         }
@@ -177,6 +163,11 @@ impl EvalBoard for Board {
                 Feature::Imbalance(minors, rooks, queens) => {
                     table.imbalance_value(minors, rooks, queens)
                 }
+                Feature::Passer {
+                    relative,
+                    own,
+                    enemy,
+                } => table.passer_value(relative, own, enemy),
             };
             mg += m;
             eg += e;

@@ -1,12 +1,13 @@
 //! What chess's learned table reads of a side beyond each piece's square and king offsets:
-//! each pawn's shape, the space behind the pawns and the make-up of the material. Written once
+//! its passed pawns, each pawn's shape, the space behind the pawns and the make-up of the
+//! material. Written once
 //! here for the evaluation, which sums the table's values, and for the fit, which lists the
 //! table entries: two copies could read different features, and the fit would tune a table
 //! for an evaluation the engine does not play.
 
 use super::board::Board;
 use super::square::Bitboard;
-use crate::eval::squares::{king_side, PawnShape};
+use crate::eval::squares::{king_cell, king_side, PawnShape};
 use crate::eval::terms::EvalBoard;
 use crate::types::{Color, Role};
 
@@ -24,6 +25,16 @@ pub(crate) enum Feature {
     },
     /// The side's minor pieces, rooks and queens, each less the enemy's.
     Imbalance(i32, i32, i32),
+    /// A passed pawn: its square (read from its king's wing) and its king cells from the own
+    /// and the enemy king.
+    Passer {
+        /// The square, as [`king_side`] orients it.
+        relative: usize,
+        /// Its cell from the own king.
+        own: usize,
+        /// Its cell from the enemy king.
+        enemy: usize,
+    },
 }
 
 /// The centre files (c..f) of each side's ranks 2..4: where space counts.
@@ -41,8 +52,18 @@ pub(crate) fn features(board: &Board, color: Color, mut f: impl FnMut(Feature)) 
     let own_attacks = <Board as EvalBoard>::pawn_attack_set(color, own_pawns);
     let their_attacks = <Board as EvalBoard>::pawn_attack_set(them, their_pawns);
     let king_file = board.king_of(color).file_index();
+    let own_king = board.king_of(color).relative(color).index();
+    let their_king = board.king_of(them).relative(color).index();
     for sq in own_pawns {
-        let relative = king_side(sq.relative(color).index(), king_file);
+        let square = sq.relative(color).index();
+        let relative = king_side(square, king_file);
+        if (<Board as EvalBoard>::passed_span(color, sq) & their_pawns).is_empty() {
+            f(Feature::Passer {
+                relative,
+                own: king_cell(square, own_king),
+                enemy: king_cell(square, their_king),
+            });
+        }
         let file = sq.file_index();
         let adjacent = <Board as EvalBoard>::adjacent_files(file);
         let own = sq.bb();

@@ -130,10 +130,19 @@ pub(super) fn threat_entry(class: usize, victim: usize, defended: bool) -> usize
     part_start(6) + (class * THREAT_VICTIMS + victim) * 2 + usize::from(defended)
 }
 
-/// The flat index of a feature of [`learned::features`].
+/// Pushes the flat indices of a feature of [`learned::features`] (a passed pawn has three).
 #[inline]
-pub(super) fn feature_entry(feature: Feature) -> usize {
-    match feature {
+pub(super) fn feature_entries(feature: Feature, out: &mut Vec<u16>) {
+    let e = match feature {
+        Feature::Passer {
+            relative,
+            own,
+            enemy,
+        } => {
+            out.push(passer_entry(relative) as u16);
+            out.push(passer_king_entry(OWN_KING, own) as u16);
+            passer_king_entry(ENEMY_KING, enemy)
+        }
         Feature::Pawn(shape, relative) => part_start(7) + shape as usize * SQUARES + relative,
         Feature::Space { many, safe } => {
             part_start(8) + usize::from(many) * SPACE + (safe as usize).min(SPACE - 1)
@@ -142,7 +151,8 @@ pub(super) fn feature_entry(feature: Feature) -> usize {
             let [m, r, q] = imbalance_index(minors, rooks, queens);
             part_start(9) + (m * IMBALANCE + r) * IMBALANCE + q
         }
-    }
+    };
+    out.push(e as u16);
 }
 
 /// Marks an entry used by a Black piece (its value counts negatively from White's side).
@@ -322,7 +332,7 @@ impl Samples {
         for color in [Color::White, Color::Black] {
             let first = self.entries.len();
             activity_entries(board, color, &mut self.entries);
-            learned::features(board, color, |f| self.entries.push(feature_entry(f) as u16));
+            learned::features(board, color, |f| feature_entries(f, &mut self.entries));
             let (own, enemy) = (color.index(), (!color).index());
             threats(
                 board,
@@ -342,9 +352,9 @@ impl Samples {
     }
 }
 
-/// Pushes the flat indices (all below [`BLACK`]) of `color`'s mobility rows, its attack's
-/// danger cell and its passed pawns: what the evaluation reads of those parts
-/// (`eval::terms`, `board8::eval`), computed here from the board alone.
+/// Pushes the flat indices (all below [`BLACK`]) of `color`'s mobility rows and its attack's
+/// danger cell: what the evaluation reads of those parts (`eval::terms`), computed here from
+/// the board alone.
 fn activity_entries(board: &Board, color: Color, out: &mut Vec<u16>) {
     use crate::board8::attacks;
     use crate::eval::terms::EvalBoard;
@@ -378,18 +388,6 @@ fn activity_entries(board: &Board, color: Color, out: &mut Vec<u16>) {
     }
     let units = danger_units(hits, (checks & safe).count() as i32);
     out.push(danger_entry(danger_attackers(attackers), units) as u16);
-    let king_file = board.king_of(color).file_index();
-    let own = board.king_of(color).relative(color).index();
-    let enemy = their_king.relative(color).index();
-    for sq in board.pieces(color, Role::Pawn) {
-        if (<Board as EvalBoard>::passed_span(color, sq) & their_pawns).nonempty() {
-            continue;
-        }
-        let relative = sq.relative(color).index();
-        out.push(passer_entry(king_side(relative, king_file)) as u16);
-        out.push(passer_king_entry(OWN_KING, king_cell(relative, own)) as u16);
-        out.push(passer_king_entry(ENEMY_KING, king_cell(relative, enemy)) as u16);
-    }
 }
 
 /// What [`quiet_positions`] counted.
@@ -466,6 +464,14 @@ fn is_quiet(board: &Board, p: &Params) -> bool {
 mod tests {
     use super::*;
     use crate::eval::squares::PawnShape;
+
+    /// The one flat index of a feature other than a passed pawn.
+    fn feature_entry(feature: Feature) -> usize {
+        let mut out = Vec::new();
+        feature_entries(feature, &mut out);
+        assert_eq!(out.len(), 1, "{feature:?}");
+        usize::from(out[0])
+    }
     use crate::variant::Variant;
 
     #[test]
