@@ -168,6 +168,10 @@ impl EvalBoard for Board {
                     own,
                     enemy,
                 } => table.passer_value(relative, own, enemy),
+                Feature::BoardPawns { role_index, pawns } => {
+                    table.board_pawns_value(role_index, pawns)
+                }
+                Feature::Ending(ending, lead) => table.ending_value(ending, lead),
             };
             mg += m;
             eg += e;

@@ -1,13 +1,14 @@
 //! What chess's learned table reads of a side beyond each piece's square and king offsets:
-//! its passed pawns, each pawn's shape, the space behind the pawns and the make-up of the
-//! material. Written once
+//! its passed pawns, each pawn's shape, the space behind the pawns, the make-up of the
+//! material, each piece by the pawns on the board and the pawn lead by the kind of ending.
+//! Written once
 //! here for the evaluation, which sums the table's values, and for the fit, which lists the
 //! table entries: two copies could read different features, and the fit would tune a table
 //! for an evaluation the engine does not play.
 
 use super::board::Board;
 use super::square::Bitboard;
-use crate::eval::squares::{king_cell, king_side, PawnShape};
+use crate::eval::squares::{king_cell, king_side, Ending, PawnShape};
 use crate::eval::terms::EvalBoard;
 use crate::types::{Color, Role};
 
@@ -25,6 +26,15 @@ pub(crate) enum Feature {
     },
     /// The side's minor pieces, rooks and queens, each less the enemy's.
     Imbalance(i32, i32, i32),
+    /// A knight, bishop, rook or queen (`role_index` 1..=4) with `pawns` pawns on the board.
+    BoardPawns {
+        /// The piece's [`Role::index`].
+        role_index: usize,
+        /// Pawns of both sides.
+        pawns: u32,
+    },
+    /// The side's pawns less the enemy's in the kind of game the pieces make.
+    Ending(Ending, i32),
     /// A passed pawn: its square (read from its king's wing) and its king cells from the own
     /// and the enemy king.
     Passer {
@@ -42,6 +52,39 @@ const SPACE_AREA: [Bitboard; 2] = [
     Bitboard(0x0000_0000_3c3c_3c00),
     Bitboard(0x003c_3c3c_0000_0000),
 ];
+
+/// Squares of one colour (a1's): two bishops on opposite colours are one here and one not.
+const DARK_SQUARES: Bitboard = Bitboard(0xaa55_aa55_aa55_aa55);
+
+/// The kind of game the pieces beside the kings and pawns make (see [`Ending`]).
+pub(crate) fn ending(board: &Board) -> Ending {
+    let [white, black] = [Color::White, Color::Black].map(|c| {
+        let n = |role: Role| board.pieces(c, role).count();
+        [
+            n(Role::Knight),
+            n(Role::Bishop),
+            n(Role::Rook),
+            n(Role::Queen),
+        ]
+    });
+    let queens = white[3] + black[3];
+    if white == [0; 4] && black == [0; 4] {
+        Ending::Pawns
+    } else if white == [0, 1, 0, 0] && black == [0, 1, 0, 0] {
+        let dark = |c: Color| (board.pieces(c, Role::Bishop) & DARK_SQUARES).nonempty();
+        if dark(Color::White) != dark(Color::Black) {
+            Ending::OppositeBishops
+        } else {
+            Ending::NoQueens
+        }
+    } else if white == [0, 0, 1, 0] && black == [0, 0, 1, 0] {
+        Ending::Rooks
+    } else if queens == 0 {
+        Ending::NoQueens
+    } else {
+        Ending::Queens
+    }
+}
 
 /// Calls `f` with each of `color`'s features.
 #[inline(always)]
@@ -94,6 +137,19 @@ pub(crate) fn features(board: &Board, color: Color, mut f: impl FnMut(Feature)) 
         minors(color) - minors(them),
         count(color, Role::Rook) - count(them, Role::Rook),
         count(color, Role::Queen) - count(them, Role::Queen),
+    ));
+    let pawns = (own_pawns | their_pawns).count();
+    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+        for _ in board.pieces(color, role) {
+            f(Feature::BoardPawns {
+                role_index: role.index(),
+                pawns,
+            });
+        }
+    }
+    f(Feature::Ending(
+        ending(board),
+        own_pawns.count() as i32 - their_pawns.count() as i32,
     ));
 }
 

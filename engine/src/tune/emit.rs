@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 #[cfg(test)]
 use crate::eval::squares::CELLS;
 use crate::eval::squares::{
-    KingCells, SquareTable, DANGER_UNITS, KING_ROLES, MOBILITY, MOBILITY_ROLES, ROLES, SPACE,
-    SQUARES,
+    KingCells, SquareTable, BOARD_PAWNS, DANGER_UNITS, KING_ROLES, MOBILITY, MOBILITY_ROLES,
+    PAWN_LEADS, ROLES, SPACE, SQUARES,
 };
 use crate::types::Role;
 
@@ -149,6 +149,43 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
                 );
             }
             out.push_str("        ],\n");
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, rows) in [
+        ("board_pawns_mg", &table.board_pawns_mg),
+        ("board_pawns_eg", &table.board_pawns_eg),
+    ] {
+        let _ = writeln!(out, "    {phase}: [");
+        for (role, row) in Role::ALL[1..=MOBILITY_ROLES].iter().zip(rows) {
+            let name = role.name();
+            let _ = writeln!(
+                out,
+                "        // {name}: 0..{} pawns on the board",
+                BOARD_PAWNS - 1
+            );
+            write_rows(&mut out, row, 17, 8);
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, rows) in [
+        ("ending_mg", &table.ending_mg),
+        ("ending_eg", &table.ending_eg),
+    ] {
+        let _ = writeln!(out, "    {phase}: [");
+        for (ending, row) in [
+            "kings and pawns",
+            "opposite bishops",
+            "one rook each",
+            "other, no queens",
+            "other, queens",
+        ]
+        .iter()
+        .zip(rows)
+        {
+            let half = PAWN_LEADS / 2;
+            let _ = writeln!(out, "        // {ending}: pawn lead -{half}..+{half}");
+            write_rows(&mut out, row, PAWN_LEADS, 8);
         }
         out.push_str("    ],\n");
     }

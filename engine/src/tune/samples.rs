@@ -6,9 +6,9 @@ use crate::board8::learned::{self, Feature};
 use crate::board8::Bitboard;
 use crate::board8::Board;
 use crate::eval::squares::{
-    danger_attackers, danger_units, imbalance_index, king_cell, king_side, CELLS, DANGER_UNITS,
-    ENEMY_KING, IMBALANCE, KING_ROLES, MOBILITY, OWN_KING, PARTS, PART_SIZES, ROLES, SPACE,
-    SQUARES, THREAT_VICTIMS,
+    danger_attackers, danger_units, imbalance_index, king_cell, king_side, pawn_lead_index,
+    BOARD_PAWNS, CELLS, DANGER_UNITS, ENEMY_KING, IMBALANCE, KING_ROLES, MOBILITY, OWN_KING, PARTS,
+    PART_SIZES, PAWN_LEADS, ROLES, SPACE, SQUARES, THREAT_VICTIMS,
 };
 use crate::eval::terms::{attack_classes, threats};
 use crate::eval::{PawnCache, SearchPosition, MAX_PHASE};
@@ -150,6 +150,12 @@ pub(super) fn feature_entries(feature: Feature, out: &mut Vec<u16>) {
         Feature::Imbalance(minors, rooks, queens) => {
             let [m, r, q] = imbalance_index(minors, rooks, queens);
             part_start(9) + (m * IMBALANCE + r) * IMBALANCE + q
+        }
+        Feature::BoardPawns { role_index, pawns } => {
+            part_start(10) + (role_index - 1) * BOARD_PAWNS + (pawns as usize).min(BOARD_PAWNS - 1)
+        }
+        Feature::Ending(ending, lead) => {
+            part_start(11) + ending as usize * PAWN_LEADS + pawn_lead_index(lead)
         }
     };
     out.push(e as u16);
