@@ -209,4 +209,55 @@ mod tests {
             safe: 12
         }));
     }
+
+    /// The kinds of ending, each told from its neighbours: bishops on opposite colours from
+    /// bishops on the same colour, one rook each from a rook and a minor piece, queens from
+    /// none.
+    #[test]
+    fn endings_are_told_apart_by_the_pieces_left() {
+        let kind = |fen: &str| {
+            let board = Board::from_fen(Rules::default_for(Variant::Chess), fen).expect("fen");
+            ending(&board)
+        };
+        for (fen, want) in [
+            ("4k3/5p2/8/8/8/8/3PP3/4K3 w - - 0 40", Ending::Pawns),
+            (
+                "4k3/5p2/3b4/8/8/3B4/3PP3/4K3 w - - 0 40",
+                Ending::OppositeBishops,
+            ),
+            ("4k3/5p2/3b4/8/8/2B5/3PP3/4K3 w - - 0 40", Ending::NoQueens),
+            ("r3k3/5p2/8/8/8/8/3PP3/4K2R w - - 0 40", Ending::Rooks),
+            ("r3k3/5p2/8/8/8/8/3PP3/3BK2R w - - 0 40", Ending::NoQueens),
+            ("4k3/5p2/8/8/8/8/3PP3/3QK3 w - - 0 40", Ending::Queens),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                Ending::Queens,
+            ),
+        ] {
+            assert_eq!(kind(fen), want, "{fen}");
+        }
+    }
+
+    /// Each knight to queen is read by the pawns of both sides on the board, and the pawn lead
+    /// is the side's own, with the opposite sign for the other side.
+    #[test]
+    fn pieces_are_read_by_the_pawns_on_the_board_and_the_lead_by_the_ending() {
+        let fen = "4k3/5p2/3b4/8/8/3B4/3PP3/4K3 w - - 0 40";
+        let white = features_of(fen, Color::White);
+        let board_pawns = |role: Role| Feature::BoardPawns {
+            role_index: role.index(),
+            pawns: 3,
+        };
+        assert!(white.contains(&board_pawns(Role::Bishop)), "{white:?}");
+        assert!(white.contains(&Feature::Ending(Ending::OppositeBishops, 1)));
+        let black = features_of(fen, Color::Black);
+        assert!(black.contains(&board_pawns(Role::Bishop)), "{black:?}");
+        assert!(black.contains(&Feature::Ending(Ending::OppositeBishops, -1)));
+        let of = |list: &[Feature]| {
+            list.iter()
+                .filter(|f| matches!(f, Feature::BoardPawns { .. } | Feature::Ending(..)))
+                .count()
+        };
+        assert_eq!((of(&white), of(&black)), (2, 2));
+    }
 }

@@ -313,7 +313,7 @@ mod tests {
         let lines: Vec<&str> = src[pawn..].lines().collect();
         // lines[1] is `[`, then ranks 8..1: a2 is on the seventh line of the block.
         assert!(lines[8].trim_start().starts_with("5,"), "{}", lines[8]);
-        let king = src.rfind("// king").expect("king block");
+        let king = src.rfind("// king\n").expect("king block");
         let first = src[king..].lines().nth(2).expect("rank 8");
         assert!(first.trim_end().ends_with("-7,"), "{first}");
         // The king cells: a queen seven ranks ahead of the enemy king on its file, in the end

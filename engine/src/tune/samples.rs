@@ -469,7 +469,7 @@ fn is_quiet(board: &Board, p: &Params) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::squares::PawnShape;
+    use crate::eval::squares::{Ending, PawnShape};
 
     /// The one flat index of a feature other than a passed pawn.
     fn feature_entry(feature: Feature) -> usize {
@@ -528,8 +528,19 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
         // The start position, balanced but for the tempo, full middle game: 32 squares, two
         // king cells for each of the 30 pieces below the kings, the mobility of the 14 pieces
         // between pawn and king, each side's danger cell (no passed pawn), 16 connected pawns,
-        // each side's space and make-up (no threat).
-        assert_eq!(s.entries_of(0).count(), 32 + 2 * 30 + 14 + 2 + 16 + 2 + 2);
+        // each side's space and make-up (no threat), the 14 pieces by the 16 pawns on the
+        // board and each side's pawn lead (queens on: the last kind of ending).
+        assert_eq!(
+            s.entries_of(0).count(),
+            32 + 2 * 30 + 14 + 2 + 16 + 2 + 2 + 14 + 2
+        );
+        let knight = feature_entry(Feature::BoardPawns {
+            role_index: 1,
+            pawns: 16,
+        });
+        assert_eq!(s.entries_of(0).filter(|&(e, _)| e == knight).count(), 4);
+        let queens = feature_entry(Feature::Ending(Ending::Queens, 0));
+        assert_eq!(s.entries_of(0).filter(|&(e, _)| e == queens).count(), 2);
         assert_eq!(s.entries_of(0).map(|(_, sign)| sign).sum::<f32>(), 0.0);
         assert_eq!(s.base[0], Params::default().tempo as f32);
         assert_eq!(s.mg_share[0], 1.0);
@@ -574,6 +585,9 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
             ),
             (feature_entry(Feature::Imbalance(0, 0, 0)), 1.0),
             (feature_entry(Feature::Imbalance(0, 0, 0)), -1.0),
+            // A pawn ending: White a pawn ahead, Black a pawn behind.
+            (feature_entry(Feature::Ending(Ending::Pawns, 1)), 1.0),
+            (feature_entry(Feature::Ending(Ending::Pawns, -1)), -1.0),
         ];
         want.sort_by_key(|x| x.0);
         assert_eq!(e, want);
