@@ -151,7 +151,8 @@ pub(crate) fn run(a: &TuneArgs) -> Result<ExitCode> {
             "queens by the safe squares they reach; the attack on the enemy king by its attackers".into(),
             "and danger units; passed pawns by square and by where they stand from either king;".into(),
             "enemy pieces by their cheapest attacker; pawns by shape; space; the material's make-up;".into(),
-            "knights to queens by the pawns on the board; the pawn lead by the kind of ending.".into(),
+            "knights to queens by the pawns on the board; the pawn lead by the kind of ending; the".into(),
+            "lead in pieces by the pawns on the board.".into(),
         ];
         let mut header = header;
         if let Some(source) = &a.source {

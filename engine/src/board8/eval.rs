@@ -172,6 +172,7 @@ impl EvalBoard for Board {
                     table.board_pawns_value(role_index, pawns)
                 }
                 Feature::Ending(ending, lead) => table.ending_value(ending, lead),
+                Feature::PieceLead { lead, pawns } => table.piece_lead_value(lead, pawns),
             };
             mg += m;
             eg += e;

@@ -35,6 +35,14 @@ pub(crate) enum Feature {
     },
     /// The side's pawns less the enemy's in the kind of game the pieces make.
     Ending(Ending, i32),
+    /// The side's piece material less the enemy's, in pawns (knight and bishop 3, rook 5,
+    /// queen 9), with `pawns` pawns on the board.
+    PieceLead {
+        /// The lead (negative: behind).
+        lead: i32,
+        /// Pawns of both sides.
+        pawns: u32,
+    },
     /// A passed pawn: its square (read from its king's wing) and its king cells from the own
     /// and the enemy king.
     Passer {
@@ -151,6 +159,11 @@ pub(crate) fn features(board: &Board, color: Color, mut f: impl FnMut(Feature)) 
         ending(board),
         own_pawns.count() as i32 - their_pawns.count() as i32,
     ));
+    let pieces = |c: Color| 3 * minors(c) + 5 * count(c, Role::Rook) + 9 * count(c, Role::Queen);
+    f(Feature::PieceLead {
+        lead: pieces(color) - pieces(them),
+        pawns,
+    });
 }
 
 #[cfg(test)]
@@ -259,5 +272,10 @@ mod tests {
                 .count()
         };
         assert_eq!((of(&white), of(&black)), (2, 2));
+        // A rook and a knight (8) against a queen (9): a pawn's worth behind, and ahead.
+        let fen = "3qk3/5p2/8/8/8/8/3PP3/1N2K2R w - - 0 40";
+        let lead = |lead| Feature::PieceLead { lead, pawns: 3 };
+        assert!(features_of(fen, Color::White).contains(&lead(-1)));
+        assert!(features_of(fen, Color::Black).contains(&lead(1)));
     }
 }

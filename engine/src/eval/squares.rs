@@ -70,6 +70,26 @@ pub const ENDINGS: usize = 5;
 /// Columns of the ending table: the side's pawns less the enemy's, -4 (or fewer) to +4.
 pub const PAWN_LEADS: usize = 9;
 
+/// Rows of the piece-lead table: the side's piece material less the enemy's in pawns
+/// (knight and bishop 3, rook 5, queen 9), -6 (or less) to +6 (or more).
+pub const PIECE_LEADS: usize = 13;
+
+/// Columns of the piece-lead table: pairs of pawns on the board, both sides', 0 to 8.
+pub const PAWN_PAIRS: usize = 9;
+
+/// The piece-lead table's row of a lead of `lead` pawns' worth of pieces.
+#[inline(always)]
+pub const fn piece_lead_index(lead: i32) -> usize {
+    let half = (PIECE_LEADS / 2) as i32;
+    if lead < -half {
+        0
+    } else if lead > half {
+        PIECE_LEADS - 1
+    } else {
+        (lead + half) as usize
+    }
+}
+
 /// What kind of game the pieces left make, as the ending table tells them apart: a pawn
 /// more is a different advantage in each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,11 +163,12 @@ pub enum Phase {
 }
 
 /// Parts of a table per phase (see [`SquareTable::parts`]).
-pub const PARTS: usize = 12;
+pub const PARTS: usize = 13;
 
 /// Values of each part per phase: the squares, the king cells, the mobility rows, the danger
 /// rows, the passers' squares, the passers' king cells, the threats, the pawn shapes, the
-/// space rows, the imbalances, the pieces by the pawns on the board and the endings.
+/// space rows, the imbalances, the pieces by the pawns on the board, the endings and the
+/// piece leads.
 pub const PART_SIZES: [usize; PARTS] = [
     ROLES * SQUARES,
     2 * KING_ROLES * CELLS,
@@ -161,6 +182,7 @@ pub const PART_SIZES: [usize; PARTS] = [
     IMBALANCE * IMBALANCE * IMBALANCE,
     MOBILITY_ROLES * BOARD_PAWNS,
     ENDINGS * PAWN_LEADS,
+    PIECE_LEADS * PAWN_PAIRS,
 ];
 
 /// Attacker classes of the threat table: pawn, minor piece, rook, queen, king (the cheapest
@@ -288,6 +310,12 @@ pub struct SquareTable {
     pub ending_mg: [[i16; PAWN_LEADS]; ENDINGS],
     /// End-game values of a pawn lead by the kind of game.
     pub ending_eg: [[i16; PAWN_LEADS]; ENDINGS],
+    /// Middle-game values of a lead in pieces by the pawns on the board (`[lead][pairs]`, see
+    /// [`piece_lead_index`]): a piece more with pawns to win wins, without them it often
+    /// draws; an exchange more is worth most with the board half cleared.
+    pub piece_lead_mg: [[i16; PAWN_PAIRS]; PIECE_LEADS],
+    /// End-game values of a lead in pieces by the pawns on the board.
+    pub piece_lead_eg: [[i16; PAWN_PAIRS]; PIECE_LEADS],
 }
 
 /// The threat table of one phase (see [`SquareTable::threat_mg`]).
@@ -323,6 +351,8 @@ impl SquareTable {
         board_pawns_eg: [[0; BOARD_PAWNS]; MOBILITY_ROLES],
         ending_mg: [[0; PAWN_LEADS]; ENDINGS],
         ending_eg: [[0; PAWN_LEADS]; ENDINGS],
+        piece_lead_mg: [[0; PAWN_PAIRS]; PIECE_LEADS],
+        piece_lead_eg: [[0; PAWN_PAIRS]; PIECE_LEADS],
     };
 
     /// The table whose source reads `diagram`: each role's squares in the order
@@ -398,6 +428,7 @@ impl SquareTable {
                 self.imbalance_mg.as_flattened().as_flattened(),
                 self.board_pawns_mg.as_flattened(),
                 self.ending_mg.as_flattened(),
+                self.piece_lead_mg.as_flattened(),
             ],
             Phase::Eg => [
                 self.eg.as_flattened(),
@@ -412,6 +443,7 @@ impl SquareTable {
                 self.imbalance_eg.as_flattened().as_flattened(),
                 self.board_pawns_eg.as_flattened(),
                 self.ending_eg.as_flattened(),
+                self.piece_lead_eg.as_flattened(),
             ],
         }
     }
@@ -432,6 +464,7 @@ impl SquareTable {
                 self.imbalance_mg.as_flattened_mut().as_flattened_mut(),
                 self.board_pawns_mg.as_flattened_mut(),
                 self.ending_mg.as_flattened_mut(),
+                self.piece_lead_mg.as_flattened_mut(),
             ],
             Phase::Eg => [
                 self.eg.as_flattened_mut(),
@@ -446,6 +479,7 @@ impl SquareTable {
                 self.imbalance_eg.as_flattened_mut().as_flattened_mut(),
                 self.board_pawns_eg.as_flattened_mut(),
                 self.ending_eg.as_flattened_mut(),
+                self.piece_lead_eg.as_flattened_mut(),
             ],
         }
     }
@@ -531,6 +565,20 @@ impl SquareTable {
         (
             i32::from(self.ending_mg[e][l]),
             i32::from(self.ending_eg[e][l]),
+        )
+    }
+
+    /// The (mg, eg) value of a `lead` in pieces (in pawns, the side's less the enemy's) with
+    /// `pawns` pawns on the board.
+    #[inline(always)]
+    pub fn piece_lead_value(&self, lead: i32, pawns: u32) -> (i32, i32) {
+        let (l, p) = (
+            piece_lead_index(lead),
+            (pawns as usize / 2).min(PAWN_PAIRS - 1),
+        );
+        (
+            i32::from(self.piece_lead_mg[l][p]),
+            i32::from(self.piece_lead_eg[l][p]),
         )
     }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::eval::squares::CELLS;
 use crate::eval::squares::{
     KingCells, SquareTable, BOARD_PAWNS, DANGER_UNITS, KING_ROLES, MOBILITY, MOBILITY_ROLES,
-    PAWN_LEADS, ROLES, SPACE, SQUARES,
+    PAWN_LEADS, PAWN_PAIRS, PIECE_LEADS, ROLES, SPACE, SQUARES,
 };
 use crate::types::Role;
 
@@ -186,6 +186,22 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
             let half = PAWN_LEADS / 2;
             let _ = writeln!(out, "        // {ending}: pawn lead -{half}..+{half}");
             write_rows(&mut out, row, PAWN_LEADS, 8);
+        }
+        out.push_str("    ],\n");
+    }
+    for (phase, rows) in [
+        ("piece_lead_mg", &table.piece_lead_mg),
+        ("piece_lead_eg", &table.piece_lead_eg),
+    ] {
+        let _ = writeln!(out, "    {phase}: [");
+        let half = (PIECE_LEADS / 2) as i32;
+        for (lead, row) in (-half..=half).zip(rows) {
+            let _ = writeln!(
+                out,
+                "        // {lead:+} in pieces (pawns' worth): 0..{} pairs of pawns on the board",
+                PAWN_PAIRS - 1
+            );
+            write_rows(&mut out, row, PAWN_PAIRS, 8);
         }
         out.push_str("    ],\n");
     }

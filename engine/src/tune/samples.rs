@@ -7,8 +7,9 @@ use crate::board8::Bitboard;
 use crate::board8::Board;
 use crate::eval::squares::{
     danger_attackers, danger_units, imbalance_index, king_cell, king_side, pawn_lead_index,
-    BOARD_PAWNS, CELLS, DANGER_UNITS, ENEMY_KING, IMBALANCE, KING_ROLES, MOBILITY, OWN_KING, PARTS,
-    PART_SIZES, PAWN_LEADS, ROLES, SPACE, SQUARES, THREAT_VICTIMS,
+    piece_lead_index, BOARD_PAWNS, CELLS, DANGER_UNITS, ENEMY_KING, IMBALANCE, KING_ROLES,
+    MOBILITY, OWN_KING, PARTS, PART_SIZES, PAWN_LEADS, PAWN_PAIRS, ROLES, SPACE, SQUARES,
+    THREAT_VICTIMS,
 };
 use crate::eval::terms::{attack_classes, threats};
 use crate::eval::{PawnCache, SearchPosition, MAX_PHASE};
@@ -156,6 +157,11 @@ pub(super) fn feature_entries(feature: Feature, out: &mut Vec<u16>) {
         }
         Feature::Ending(ending, lead) => {
             part_start(11) + ending as usize * PAWN_LEADS + pawn_lead_index(lead)
+        }
+        Feature::PieceLead { lead, pawns } => {
+            part_start(12)
+                + piece_lead_index(lead) * PAWN_PAIRS
+                + (pawns as usize / 2).min(PAWN_PAIRS - 1)
         }
     };
     out.push(e as u16);
@@ -529,10 +535,11 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
         // king cells for each of the 30 pieces below the kings, the mobility of the 14 pieces
         // between pawn and king, each side's danger cell (no passed pawn), 16 connected pawns,
         // each side's space and make-up (no threat), the 14 pieces by the 16 pawns on the
-        // board and each side's pawn lead (queens on: the last kind of ending).
+        // board, each side's pawn lead (queens on: the last kind of ending) and its lead in
+        // pieces.
         assert_eq!(
             s.entries_of(0).count(),
-            32 + 2 * 30 + 14 + 2 + 16 + 2 + 2 + 14 + 2
+            32 + 2 * 30 + 14 + 2 + 16 + 2 + 2 + 14 + 2 + 2
         );
         let knight = feature_entry(Feature::BoardPawns {
             role_index: 1,
@@ -588,6 +595,12 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
             // A pawn ending: White a pawn ahead, Black a pawn behind.
             (feature_entry(Feature::Ending(Ending::Pawns, 1)), 1.0),
             (feature_entry(Feature::Ending(Ending::Pawns, -1)), -1.0),
+            // No pieces either side: level in pieces, one pawn on the board.
+            (feature_entry(Feature::PieceLead { lead: 0, pawns: 1 }), 1.0),
+            (
+                feature_entry(Feature::PieceLead { lead: 0, pawns: 1 }),
+                -1.0,
+            ),
         ];
         want.sort_by_key(|x| x.0);
         assert_eq!(e, want);
