@@ -81,13 +81,20 @@ pub const PAWN_PAIRS: usize = 9;
 /// The piece-lead table's row of a lead of `lead` pawns' worth of pieces.
 #[inline(always)]
 pub const fn piece_lead_index(lead: i32) -> usize {
-    let half = (PIECE_LEADS / 2) as i32;
-    if lead < -half {
+    centred_index(lead, PIECE_LEADS)
+}
+
+/// The index of `value` in a row of `size` (odd) columns whose middle column is 0, the ends
+/// taking every value beyond them.
+#[inline(always)]
+const fn centred_index(value: i32, size: usize) -> usize {
+    let half = (size / 2) as i32;
+    if value < -half {
         0
-    } else if lead > half {
-        PIECE_LEADS - 1
+    } else if value > half {
+        size - 1
     } else {
-        (lead + half) as usize
+        (value + half) as usize
     }
 }
 
@@ -110,14 +117,7 @@ pub enum Ending {
 /// The ending table's column of a pawn lead (the side's pawns less the enemy's).
 #[inline(always)]
 pub const fn pawn_lead_index(lead: i32) -> usize {
-    let half = (PAWN_LEADS / 2) as i32;
-    if lead < -half {
-        0
-    } else if lead > half {
-        PAWN_LEADS - 1
-    } else {
-        (lead + half) as usize
-    }
+    centred_index(lead, PAWN_LEADS)
 }
 
 /// Rows of the king-danger table: pieces attacking the enemy king's zone, 0 to 5 or more.
@@ -650,6 +650,19 @@ pub const fn king_side(relative: usize, king_file: u8) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Leads are read from the middle column out, and any lead beyond the row's ends is read
+    /// at its end (a side nine pawns up is as far up as the table says).
+    #[test]
+    fn leads_beyond_the_table_are_read_at_its_ends() {
+        assert_eq!(pawn_lead_index(0), PAWN_LEADS / 2);
+        assert_eq!(pawn_lead_index(1), PAWN_LEADS / 2 + 1);
+        assert_eq!(pawn_lead_index(-8), 0);
+        assert_eq!(pawn_lead_index(8), PAWN_LEADS - 1);
+        assert_eq!(piece_lead_index(-3), PIECE_LEADS / 2 - 3);
+        assert_eq!(piece_lead_index(-39), 0);
+        assert_eq!(piece_lead_index(39), PIECE_LEADS - 1);
+    }
 
     #[test]
     fn a_king_on_the_queen_side_reads_the_table_mirrored_by_file() {
