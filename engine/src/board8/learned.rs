@@ -10,7 +10,7 @@ use super::board::Board;
 use super::square::Bitboard;
 use crate::eval::squares::{king_cell, king_side, Ending, PawnShape};
 use crate::eval::terms::EvalBoard;
-use crate::types::{Color, Role};
+use crate::types::{ByColor, Color, Role};
 
 /// One feature of a side that the table values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,18 +64,19 @@ const SPACE_AREA: [Bitboard; 2] = [
 /// Squares of one colour (a1's): two bishops on opposite colours are one here and one not.
 const DARK_SQUARES: Bitboard = Bitboard(0xaa55_aa55_aa55_aa55);
 
-/// The kind of game the pieces beside the kings and pawns make (see [`Ending`]).
-pub(crate) fn ending(board: &Board) -> Ending {
-    let [white, black] = [Color::White, Color::Black].map(|c| {
-        let n = |role: Role| board.pieces(c, role).count();
-        [
-            n(Role::Knight),
-            n(Role::Bishop),
-            n(Role::Rook),
-            n(Role::Queen),
-        ]
-    });
-    let queens = white[3] + black[3];
+/// Each side's knights, bishops, rooks and queens: counted once for the make-up, the ending
+/// and the piece lead, which all read them.
+fn piece_counts(board: &Board) -> ByColor<[i32; 4]> {
+    ByColor::new_with(|c| {
+        [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+            .map(|role| board.pieces(c, role).count() as i32)
+    })
+}
+
+/// The kind of game the pieces beside the kings and pawns make (see [`Ending`]), from the
+/// sides' [`piece_counts`].
+fn ending(board: &Board, counts: &ByColor<[i32; 4]>) -> Ending {
+    let (white, black) = (counts.white, counts.black);
     if white == [0; 4] && black == [0; 4] {
         Ending::Pawns
     } else if white == [0, 1, 0, 0] && black == [0, 1, 0, 0] {
@@ -87,7 +88,7 @@ pub(crate) fn ending(board: &Board) -> Ending {
         }
     } else if white == [0, 0, 1, 0] && black == [0, 0, 1, 0] {
         Ending::Rooks
-    } else if queens == 0 {
+    } else if white[3] + black[3] == 0 {
         Ending::NoQueens
     } else {
         Ending::Queens
@@ -139,12 +140,12 @@ pub(crate) fn features(board: &Board, color: Color, mut f: impl FnMut(Feature)) 
         many: (board.color_bb(color) & !own_pawns).count() >= 6,
         safe: area.count(),
     });
-    let count = |c: Color, role: Role| board.pieces(c, role).count() as i32;
-    let minors = |c: Color| count(c, Role::Knight) + count(c, Role::Bishop);
+    let counts = piece_counts(board);
+    let ([n, b, r, q], [their_n, their_b, their_r, their_q]) = (counts[color], counts[them]);
     f(Feature::Imbalance(
-        minors(color) - minors(them),
-        count(color, Role::Rook) - count(them, Role::Rook),
-        count(color, Role::Queen) - count(them, Role::Queen),
+        n + b - their_n - their_b,
+        r - their_r,
+        q - their_q,
     ));
     let pawns = (own_pawns | their_pawns).count();
     for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
@@ -156,12 +157,12 @@ pub(crate) fn features(board: &Board, color: Color, mut f: impl FnMut(Feature)) 
         }
     }
     f(Feature::Ending(
-        ending(board),
+        ending(board, &counts),
         own_pawns.count() as i32 - their_pawns.count() as i32,
     ));
-    let pieces = |c: Color| 3 * minors(c) + 5 * count(c, Role::Rook) + 9 * count(c, Role::Queen);
+    let worth = |[n, b, r, q]: [i32; 4]| 3 * (n + b) + 5 * r + 9 * q;
     f(Feature::PieceLead {
-        lead: pieces(color) - pieces(them),
+        lead: worth(counts[color]) - worth(counts[them]),
         pawns,
     });
 }
@@ -230,7 +231,7 @@ mod tests {
     fn endings_are_told_apart_by_the_pieces_left() {
         let kind = |fen: &str| {
             let board = Board::from_fen(Rules::default_for(Variant::Chess), fen).expect("fen");
-            ending(&board)
+            ending(&board, &piece_counts(&board))
         };
         for (fen, want) in [
             ("4k3/5p2/8/8/8/8/3PP3/4K3 w - - 0 40", Ending::Pawns),

@@ -78,6 +78,28 @@ pub const PIECE_LEADS: usize = 13;
 /// Columns of the piece-lead table: pairs of pawns on the board, both sides', 0 to 8.
 pub const PAWN_PAIRS: usize = 9;
 
+/// The board-pawns table's column of `pawns` pawns on the board.
+#[inline(always)]
+pub const fn board_pawns_index(pawns: u32) -> usize {
+    let n = pawns as usize;
+    if n < BOARD_PAWNS {
+        n
+    } else {
+        BOARD_PAWNS - 1
+    }
+}
+
+/// The piece-lead table's column of `pawns` pawns on the board: their pairs.
+#[inline(always)]
+pub const fn pawn_pairs_index(pawns: u32) -> usize {
+    let pairs = pawns as usize / 2;
+    if pairs < PAWN_PAIRS {
+        pairs
+    } else {
+        PAWN_PAIRS - 1
+    }
+}
+
 /// The piece-lead table's row of a lead of `lead` pawns' worth of pieces.
 #[inline(always)]
 pub const fn piece_lead_index(lead: i32) -> usize {
@@ -552,7 +574,7 @@ impl SquareTable {
     /// `pawns` pawns on the board.
     #[inline(always)]
     pub fn board_pawns_value(&self, role_index: usize, pawns: u32) -> (i32, i32) {
-        let (r, n) = (role_index - 1, (pawns as usize).min(BOARD_PAWNS - 1));
+        let (r, n) = (role_index - 1, board_pawns_index(pawns));
         (
             i32::from(self.board_pawns_mg[r][n]),
             i32::from(self.board_pawns_eg[r][n]),
@@ -573,10 +595,7 @@ impl SquareTable {
     /// `pawns` pawns on the board.
     #[inline(always)]
     pub fn piece_lead_value(&self, lead: i32, pawns: u32) -> (i32, i32) {
-        let (l, p) = (
-            piece_lead_index(lead),
-            (pawns as usize / 2).min(PAWN_PAIRS - 1),
-        );
+        let (l, p) = (piece_lead_index(lead), pawn_pairs_index(pawns));
         (
             i32::from(self.piece_lead_mg[l][p]),
             i32::from(self.piece_lead_eg[l][p]),
@@ -652,9 +671,10 @@ mod tests {
     use super::*;
 
     /// Leads are read from the middle column out, and any lead beyond the row's ends is read
-    /// at its end (a side nine pawns up is as far up as the table says).
+    /// at its end (a side nine pawns up is as far up as the table says); pawns on the board
+    /// by their number and by their pairs, the last column taking the rest.
     #[test]
-    fn leads_beyond_the_table_are_read_at_its_ends() {
+    fn leads_and_pawn_counts_beyond_the_table_are_read_at_its_ends() {
         assert_eq!(pawn_lead_index(0), PAWN_LEADS / 2);
         assert_eq!(pawn_lead_index(1), PAWN_LEADS / 2 + 1);
         assert_eq!(pawn_lead_index(-8), 0);
@@ -662,6 +682,9 @@ mod tests {
         assert_eq!(piece_lead_index(-3), PIECE_LEADS / 2 - 3);
         assert_eq!(piece_lead_index(-39), 0);
         assert_eq!(piece_lead_index(39), PIECE_LEADS - 1);
+        assert_eq!(board_pawns_index(16), BOARD_PAWNS - 1);
+        assert_eq!(pawn_pairs_index(3), 1);
+        assert_eq!(pawn_pairs_index(16), PAWN_PAIRS - 1);
     }
 
     #[test]

@@ -6,10 +6,10 @@ use crate::board8::learned::{self, Feature};
 use crate::board8::Bitboard;
 use crate::board8::Board;
 use crate::eval::squares::{
-    danger_attackers, danger_units, imbalance_index, king_cell, king_side, pawn_lead_index,
-    piece_lead_index, BOARD_PAWNS, CELLS, DANGER_UNITS, ENEMY_KING, IMBALANCE, KING_ROLES,
-    MOBILITY, OWN_KING, PARTS, PART_SIZES, PAWN_LEADS, PAWN_PAIRS, ROLES, SPACE, SQUARES,
-    THREAT_VICTIMS,
+    board_pawns_index, danger_attackers, danger_units, imbalance_index, king_cell, king_side,
+    pawn_lead_index, pawn_pairs_index, piece_lead_index, BOARD_PAWNS, CELLS, DANGER_UNITS,
+    ENEMY_KING, IMBALANCE, KING_ROLES, MOBILITY, OWN_KING, PARTS, PART_SIZES, PAWN_LEADS,
+    PAWN_PAIRS, ROLES, SPACE, SQUARES, THREAT_VICTIMS,
 };
 use crate::eval::terms::{attack_classes, threats};
 use crate::eval::{PawnCache, SearchPosition, MAX_PHASE};
@@ -153,15 +153,13 @@ pub(super) fn feature_entries(feature: Feature, out: &mut Vec<u16>) {
             part_start(9) + (m * IMBALANCE + r) * IMBALANCE + q
         }
         Feature::BoardPawns { role_index, pawns } => {
-            part_start(10) + (role_index - 1) * BOARD_PAWNS + (pawns as usize).min(BOARD_PAWNS - 1)
+            part_start(10) + (role_index - 1) * BOARD_PAWNS + board_pawns_index(pawns)
         }
         Feature::Ending(ending, lead) => {
             part_start(11) + ending as usize * PAWN_LEADS + pawn_lead_index(lead)
         }
         Feature::PieceLead { lead, pawns } => {
-            part_start(12)
-                + piece_lead_index(lead) * PAWN_PAIRS
-                + (pawns as usize / 2).min(PAWN_PAIRS - 1)
+            part_start(12) + piece_lead_index(lead) * PAWN_PAIRS + pawn_pairs_index(pawns)
         }
     };
     out.push(e as u16);
@@ -476,6 +474,7 @@ fn is_quiet(board: &Board, p: &Params) -> bool {
 mod tests {
     use super::*;
     use crate::eval::squares::{Ending, PawnShape};
+    use crate::variant::Variant;
 
     /// The one flat index of a feature other than a passed pawn.
     fn feature_entry(feature: Feature) -> usize {
@@ -484,7 +483,6 @@ mod tests {
         assert_eq!(out.len(), 1, "{feature:?}");
         usize::from(out[0])
     }
-    use crate::variant::Variant;
 
     #[test]
     fn lines_parse_in_every_spelling_and_refuse_with_the_line() {
