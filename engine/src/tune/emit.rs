@@ -40,28 +40,22 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
         ("mobility_mg", &table.mobility_mg),
         ("mobility_eg", &table.mobility_eg),
     ] {
-        let _ = writeln!(out, "    {phase}: [");
-        for (role, row) in Role::ALL[1..=MOBILITY_ROLES].iter().zip(rows) {
-            let name = role.name();
-            let _ = writeln!(out, "        // {name}: 0..{} safe squares", MOBILITY - 1);
-            write_rows(&mut out, row, 14, 8);
-        }
-        out.push_str("    ],\n");
+        let labels = Role::ALL[1..=MOBILITY_ROLES]
+            .iter()
+            .map(|role| format!("{}: 0..{} safe squares", role.name(), MOBILITY - 1));
+        write_labelled_part(&mut out, phase, rows, labels, 14);
     }
     for (phase, rows) in [
         ("danger_mg", &table.danger_mg),
         ("danger_eg", &table.danger_eg),
     ] {
-        let _ = writeln!(out, "    {phase}: [");
-        for (attackers, row) in rows.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "        // {attackers} attackers: 0..{} units (zone squares hit + 2 a safe check)",
+        let labels = (0..rows.len()).map(|attackers| {
+            format!(
+                "{attackers} attackers: 0..{} units (zone squares hit + 2 a safe check)",
                 DANGER_UNITS - 1
-            );
-            write_rows(&mut out, row, 16, 8);
-        }
-        out.push_str("    ],\n");
+            )
+        });
+        write_labelled_part(&mut out, phase, rows, labels, 16);
     }
     for (phase, row) in [
         ("passer_mg", &table.passer_mg),
@@ -120,15 +114,10 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
         out.push_str("    ],\n");
     }
     for (phase, rows) in [("space_mg", &table.space_mg), ("space_eg", &table.space_eg)] {
-        let _ = writeln!(out, "    {phase}: [");
-        for (pieces, row) in ["fewer than six pieces", "six pieces or more"]
+        let labels = ["fewer than six pieces", "six pieces or more"]
             .iter()
-            .zip(rows)
-        {
-            let _ = writeln!(out, "        // {pieces}: 0..{} safe squares", SPACE - 1);
-            write_rows(&mut out, row, 16, 8);
-        }
-        out.push_str("    ],\n");
+            .map(|pieces| format!("{pieces}: 0..{} safe squares", SPACE - 1));
+        write_labelled_part(&mut out, phase, rows, labels, 16);
     }
     for (phase, table) in [
         ("imbalance_mg", &table.imbalance_mg),
@@ -156,24 +145,17 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
         ("board_pawns_mg", &table.board_pawns_mg),
         ("board_pawns_eg", &table.board_pawns_eg),
     ] {
-        let _ = writeln!(out, "    {phase}: [");
-        for (role, row) in Role::ALL[1..=MOBILITY_ROLES].iter().zip(rows) {
-            let name = role.name();
-            let _ = writeln!(
-                out,
-                "        // {name}: 0..{} pawns on the board",
-                BOARD_PAWNS - 1
-            );
-            write_rows(&mut out, row, 17, 8);
-        }
-        out.push_str("    ],\n");
+        let labels = Role::ALL[1..=MOBILITY_ROLES]
+            .iter()
+            .map(|role| format!("{}: 0..{} pawns on the board", role.name(), BOARD_PAWNS - 1));
+        write_labelled_part(&mut out, phase, rows, labels, BOARD_PAWNS);
     }
     for (phase, rows) in [
         ("ending_mg", &table.ending_mg),
         ("ending_eg", &table.ending_eg),
     ] {
-        let _ = writeln!(out, "    {phase}: [");
-        for (ending, row) in [
+        let half = PAWN_LEADS / 2;
+        let labels = [
             "kings and pawns",
             "opposite bishops",
             "one rook each",
@@ -181,29 +163,21 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
             "other, queens",
         ]
         .iter()
-        .zip(rows)
-        {
-            let half = PAWN_LEADS / 2;
-            let _ = writeln!(out, "        // {ending}: pawn lead -{half}..+{half}");
-            write_rows(&mut out, row, PAWN_LEADS, 8);
-        }
-        out.push_str("    ],\n");
+        .map(|ending| format!("{ending}: pawn lead -{half}..+{half}"));
+        write_labelled_part(&mut out, phase, rows, labels, PAWN_LEADS);
     }
     for (phase, rows) in [
         ("piece_lead_mg", &table.piece_lead_mg),
         ("piece_lead_eg", &table.piece_lead_eg),
     ] {
-        let _ = writeln!(out, "    {phase}: [");
         let half = (PIECE_LEADS / 2) as i32;
-        for (lead, row) in (-half..=half).zip(rows) {
-            let _ = writeln!(
-                out,
-                "        // {lead:+} in pieces (pawns' worth): 0..{} pairs of pawns on the board",
+        let labels = (-half..=half).map(|lead| {
+            format!(
+                "{lead:+} in pieces (pawns' worth): 0..{} pairs of pawns on the board",
                 PAWN_PAIRS - 1
-            );
-            write_rows(&mut out, row, PAWN_PAIRS, 8);
-        }
-        out.push_str("    ],\n");
+            )
+        });
+        write_labelled_part(&mut out, phase, rows, labels, PAWN_PAIRS);
     }
     out.push_str("}\n");
     out
@@ -219,6 +193,24 @@ fn write_diagram(out: &mut String, row: &[i16; SQUARES], indent: usize) {
         }
         out.push('\n');
     }
+}
+
+/// A part of rows (`name: [` ... `],`), each row under its `// label` comment and written by
+/// [`write_rows`], `per_line` values a line: how the mobility, danger, space, board-pawns,
+/// ending and piece-lead parts are laid out.
+fn write_labelled_part<const N: usize>(
+    out: &mut String,
+    name: &str,
+    rows: &[[i16; N]],
+    labels: impl IntoIterator<Item = String>,
+    per_line: usize,
+) {
+    let _ = writeln!(out, "    {name}: [");
+    for (label, row) in labels.into_iter().zip(rows) {
+        let _ = writeln!(out, "        // {label}");
+        write_rows(out, row, per_line, 8);
+    }
+    out.push_str("    ],\n");
 }
 
 /// `row` as a bracketed array, `per_line` values a line, indented by `indent` spaces.
