@@ -81,6 +81,54 @@ static ADJACENT_FILES: [Bitboard; 8] = {
     t
 };
 
+/// `color`'s (mg, eg) of `table`'s values of its pieces of `roles` by square (read from its
+/// king's wing) and, for all but the king, by their cells from either king.
+#[inline(always)]
+fn role_table_sum(board: &Board, table: &SquareTable, color: Color, roles: &[Role]) -> (i32, i32) {
+    use crate::eval::squares::{king_cell, king_side, ENEMY_KING, KING_ROLES, OWN_KING};
+    let own = board.king_of(color);
+    let king_file = own.file_index();
+    // Both kings' squares from this side's pieces' side, as the king table reads them.
+    let own = own.relative(color).index();
+    let enemy = board.king_of(!color).relative(color).index();
+    let (mut mg, mut eg) = (0, 0);
+    for role in roles {
+        let r = role.index();
+        let near_king = r < KING_ROLES;
+        for sq in Board::pieces(board, color, *role) {
+            let relative = sq.relative(color).index();
+            let (m, e) = table.value(*role, king_side(relative, king_file));
+            mg += m;
+            eg += e;
+            if near_king {
+                let (m, e) = table.king_value(OWN_KING, r, king_cell(relative, own));
+                let (m2, e2) = table.king_value(ENEMY_KING, r, king_cell(relative, enemy));
+                mg += m + m2;
+                eg += e + e2;
+            }
+        }
+    }
+    (mg, eg)
+}
+
+/// `table`'s (mg, eg) value of one of a side's [`Feature`]s.
+#[inline(always)]
+fn feature_value(table: &SquareTable, feature: Feature) -> (i32, i32) {
+    match feature {
+        Feature::Pawn(shape, relative) => table.pawn_value(shape, relative),
+        Feature::Space { many, safe } => table.space_value(many, safe),
+        Feature::Imbalance(minors, rooks, queens) => table.imbalance_value(minors, rooks, queens),
+        Feature::Passer {
+            relative,
+            own,
+            enemy,
+        } => table.passer_value(relative, own, enemy),
+        Feature::BoardPawns { role_index, pawns } => table.board_pawns_value(role_index, pawns),
+        Feature::Ending(ending, lead) => table.ending_value(ending, lead),
+        Feature::PieceLead { lead, pawns } => table.piece_lead_value(lead, pawns),
+    }
+}
+
 impl BitSet<Square> for Bitboard {
     const EMPTY: Bitboard = Bitboard::EMPTY;
     #[inline]
@@ -132,48 +180,22 @@ impl EvalBoard for Board {
     }
 
     #[inline]
+    fn pawn_king_table_sum(&self, table: &SquareTable, color: Color) -> (i32, i32) {
+        let (mut mg, mut eg) = role_table_sum(self, table, color, &[Role::Pawn, Role::King]);
+        super::learned::pawn_features(self, color, |feature| {
+            let (m, e) = feature_value(table, feature);
+            mg += m;
+            eg += e;
+        });
+        (mg, eg)
+    }
+
+    #[inline]
     fn square_table_sum(&self, table: &SquareTable, color: Color) -> (i32, i32) {
-        use crate::eval::squares::{king_cell, king_side, ENEMY_KING, KING_ROLES, OWN_KING};
-        let own = self.king_of(color);
-        let king_file = own.file_index();
-        // Both kings' squares from this side's pieces' side, as the king table reads them.
-        let own = own.relative(color).index();
-        let enemy = self.king_of(!color).relative(color).index();
-        let (mut mg, mut eg) = (0, 0);
-        for role in &Role::ALL[..crate::eval::squares::ROLES] {
-            let r = role.index();
-            let near_king = r < KING_ROLES;
-            for sq in Board::pieces(self, color, *role) {
-                let relative = sq.relative(color).index();
-                let (m, e) = table.value(*role, king_side(relative, king_file));
-                mg += m;
-                eg += e;
-                if near_king {
-                    let (m, e) = table.king_value(OWN_KING, r, king_cell(relative, own));
-                    let (m2, e2) = table.king_value(ENEMY_KING, r, king_cell(relative, enemy));
-                    mg += m + m2;
-                    eg += e + e2;
-                }
-            }
-        }
-        super::learned::features(self, color, |feature| {
-            let (m, e) = match feature {
-                Feature::Pawn(shape, relative) => table.pawn_value(shape, relative),
-                Feature::Space { many, safe } => table.space_value(many, safe),
-                Feature::Imbalance(minors, rooks, queens) => {
-                    table.imbalance_value(minors, rooks, queens)
-                }
-                Feature::Passer {
-                    relative,
-                    own,
-                    enemy,
-                } => table.passer_value(relative, own, enemy),
-                Feature::BoardPawns { role_index, pawns } => {
-                    table.board_pawns_value(role_index, pawns)
-                }
-                Feature::Ending(ending, lead) => table.ending_value(ending, lead),
-                Feature::PieceLead { lead, pawns } => table.piece_lead_value(lead, pawns),
-            };
+        let roles = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+        let (mut mg, mut eg) = role_table_sum(self, table, color, &roles);
+        super::learned::piece_features(self, color, |feature| {
+            let (m, e) = feature_value(table, feature);
             mg += m;
             eg += e;
         });
@@ -593,6 +615,13 @@ mod tests {
         format!("{} {} - {ep} {}", board.join("/"), f[1], f[4..].join(" "))
     }
 
+    /// `color`'s whole sum of the learned `table`: its pawn-and-king parts and the rest.
+    fn table_sum(board: &Board, table: &SquareTable, color: Color) -> (i32, i32) {
+        let (pawn_mg, pawn_eg) = board.pawn_king_table_sum(table, color);
+        let (mg, eg) = board.square_table_sum(table, color);
+        (pawn_mg + mg, pawn_eg + eg)
+    }
+
     /// The learned table is read from the king's wing: a position and its mirror image by file
     /// sum the same table values for each side, whichever wing (or the d and e files) each
     /// king stands on.
@@ -614,11 +643,11 @@ mod tests {
                 let q =
                     Board::from_fen(rules, &mirrored).unwrap_or_else(|e| panic!("{mirrored}: {e}"));
                 for color in [Color::White, Color::Black] {
-                    let sum = p.square_table_sum(table, color);
+                    let sum = table_sum(&p, table, color);
                     assert_ne!(sum, (0, 0), "{fen}: the table is read");
                     assert_eq!(
                         sum,
-                        q.square_table_sum(table, color),
+                        table_sum(&q, table, color),
                         "{fen} vs {mirrored}, {color:?}"
                     );
                 }
@@ -647,18 +676,42 @@ mod tests {
                 ("7k/6Q1/8/8/8/6P1/8/6K1 b - - 0 1", (0, -30), (0, 0)),
             ] {
                 let p = Board::from_fen(rules, fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
-                assert_eq!(
-                    p.square_table_sum(table, Color::White),
-                    white,
-                    "{fen}, White"
-                );
-                assert_eq!(
-                    p.square_table_sum(table, Color::Black),
-                    black,
-                    "{fen}, Black"
-                );
+                assert_eq!(table_sum(&p, table, Color::White), white, "{fen}, White");
+                assert_eq!(table_sum(&p, table, Color::Black), black, "{fen}, Black");
             }
         });
+    }
+
+    /// The evaluation is the same from a cache warmed by every position before it as from an
+    /// empty one, along random games from the chess and Latte suites, with the shipped table
+    /// and with a table of values everywhere: the pawn-and-king sums of one placement are never
+    /// taken for another's (a king move, a pawn move, another table).
+    #[test]
+    fn a_warm_pawn_cache_evaluates_as_an_empty_one() {
+        let params = Params::default();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+        let mut warm = PawnCache::new();
+        let mut run = |warm: &mut PawnCache| {
+            for (rules, fen) in suite() {
+                let mut p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+                for _ in 0..30 {
+                    assert_eq!(
+                        p.evaluate(&params, warm),
+                        p.evaluate(&params, &mut PawnCache::new()),
+                        "{}",
+                        p.to_fen()
+                    );
+                    let moves = p.legal_move_list();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    p.make_move(moves[rng.gen_range(0..moves.len())]);
+                }
+            }
+        };
+        run(&mut warm);
+        let table = crate::board8::square_table_testing::patterned_table();
+        crate::board8::square_table_testing::with_table(table, || run(&mut warm));
     }
 
     /// White's view of a position and Black's view of its mirror image score alike: catches

@@ -95,9 +95,19 @@ fn ending(board: &Board, counts: &ByColor<[i32; 4]>) -> Ending {
     }
 }
 
-/// Calls `f` with each of `color`'s features.
+/// Calls `f` with each of `color`'s features: those of its pawns ([`pawn_features`]), then
+/// those of its pieces ([`piece_features`]).
 #[inline(always)]
 pub(crate) fn features(board: &Board, color: Color, mut f: impl FnMut(Feature)) {
+    pawn_features(board, color, &mut f);
+    piece_features(board, color, f);
+}
+
+/// Calls `f` with each of `color`'s passed pawns and pawn shapes: features of the pawns of
+/// both sides and of the two kings' squares alone, which the evaluation keeps in its
+/// pawn-and-king cache (see [`PawnCache`](crate::eval::PawnCache)).
+#[inline(always)]
+pub(crate) fn pawn_features(board: &Board, color: Color, mut f: impl FnMut(Feature)) {
     let them = !color;
     let own_pawns = board.pieces(color, Role::Pawn);
     let their_pawns = board.pieces(them, Role::Pawn);
@@ -135,6 +145,16 @@ pub(crate) fn features(board: &Board, color: Color, mut f: impl FnMut(Feature)) 
             f(Feature::Pawn(PawnShape::Backward, relative));
         }
     }
+}
+
+/// Calls `f` with `color`'s features that its pieces make (space, make-up, the pieces by the
+/// pawns on the board, the ending and the piece lead).
+#[inline(always)]
+pub(crate) fn piece_features(board: &Board, color: Color, mut f: impl FnMut(Feature)) {
+    let them = !color;
+    let own_pawns = board.pieces(color, Role::Pawn);
+    let their_pawns = board.pieces(them, Role::Pawn);
+    let their_attacks = <Board as EvalBoard>::pawn_attack_set(them, their_pawns);
     let area = SPACE_AREA[color.index()] & !own_pawns & !their_attacks;
     f(Feature::Space {
         many: (board.color_bb(color) & !own_pawns).count() >= 6,

@@ -10,16 +10,28 @@
 //! current weights at every node costs next to nothing. A cached entry therefore cannot go
 //! stale. Terms that also depend on other pieces (king shelter and the king's open file depend
 //! on the king's square, rooks on open files on the rooks') are not cached.
+//!
+//! Beside them the cache keeps the learned table's parts that depend on the pawns and the two
+//! kings' squares alone (in chess: the pawns' and kings' squares and king cells, passed pawns,
+//! pawn shapes), summed, under the pawn key with both kings' keys: a sixth of a chess
+//! evaluation's table reads, the same at most nodes. These are sums of values, not counts: the
+//! table is compiled in (no option changes it), and `SquareTableScale` applies after.
 
+use super::squares::SquareTable;
 use super::terms::{BitSet, EvalBoard};
 use crate::params::Params;
 use crate::position::SquareName;
-use crate::types::{Color, Role};
+use crate::types::{ByColor, Color, Role};
 
 /// Entries of a cache: 2^14 of 24 bytes, 384 KiB per search thread. Over the `bench`
 /// searches 93% of probes hit; four times as many entries raise that to 94% only (nearly every
 /// miss is a placement's first sighting), so a bigger table would mostly cost memory traffic.
 const ENTRIES: usize = 1 << 14;
+
+/// Entries of the learned table's pawn-and-king sums: 2^13 of 32 bytes, 256 KiB per search
+/// thread. Their key changes with every king move as well as every pawn move, so placements
+/// recur less often than pawn placements alone.
+const LEARNED_ENTRIES: usize = 1 << 13;
 
 /// Passed-pawn bonus buckets: relative ranks 2 to 6 and one for the seventh (and any other).
 const PASSED_BUCKETS: usize = 6;
@@ -129,14 +141,29 @@ struct Entry {
     sides: [PawnCounts; 2],
 }
 
-/// A fixed-size, always-replace table of pawn-structure features, indexed by the pawn key.
+/// One cached placement of pawns and kings: its key ([`EvalBoard::pawn_king_key`]), the
+/// learned table it was summed from (a `'static` table is never freed, so its address names
+/// it; an empty slot's 0 names none), and both sides' sums of the table's pawn-and-king
+/// parts ([`EvalBoard::pawn_king_table_sum`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct LearnedEntry {
+    key: u64,
+    table: usize,
+    sums: ByColor<(i32, i32)>,
+}
+
+/// A fixed-size, always-replace table of pawn-structure features, indexed by the pawn key,
+/// and beside it one of the learned table's pawn-and-king sums, indexed by the pawn-and-king
+/// key.
 ///
-/// Owned by one search thread (no locking). An empty slot holds key 0 with zero counts, which
-/// is exactly the entry of a pawnless board (whose pawn key is 0), so no slot is ever wrong.
-/// Clearing it never changes an evaluation, only its speed; the searcher still clears it with
+/// Owned by one search thread (no locking). An empty slot of the first holds key 0 with zero
+/// counts, which is exactly the entry of a pawnless board (whose pawn key is 0), so no slot
+/// is ever wrong; an empty slot of the second names no table, so it is never taken. Clearing
+/// the cache never changes an evaluation, only its speed; the searcher still clears it with
 /// its transposition table so that a new game starts from the same state every time.
 pub struct PawnCache {
     entries: Box<[Entry]>,
+    learned: Box<[LearnedEntry]>,
 }
 
 impl PawnCache {
@@ -144,12 +171,35 @@ impl PawnCache {
     pub fn new() -> Self {
         PawnCache {
             entries: vec![Entry::default(); ENTRIES].into_boxed_slice(),
+            learned: vec![LearnedEntry::default(); LEARNED_ENTRIES].into_boxed_slice(),
         }
     }
 
     /// Forgets every entry.
     pub fn clear(&mut self) {
         self.entries.fill(Entry::default());
+        self.learned.fill(LearnedEntry::default());
+    }
+
+    /// Both sides' sums of `table`'s pawn-and-king parts on `board`
+    /// ([`EvalBoard::pawn_king_table_sum`]), from the cache or worked out and stored.
+    #[inline]
+    pub(crate) fn probe_learned<B: EvalBoard>(
+        &mut self,
+        board: &B,
+        table: &'static SquareTable,
+    ) -> ByColor<(i32, i32)> {
+        let key = board.pawn_king_key();
+        let address = std::ptr::from_ref(table) as usize;
+        let entry = &mut self.learned[key as usize & (LEARNED_ENTRIES - 1)];
+        if entry.key != key || entry.table != address {
+            *entry = LearnedEntry {
+                key,
+                table: address,
+                sums: ByColor::new_with(|c| board.pawn_king_table_sum(table, c)),
+            };
+        }
+        entry.sums
     }
 
     /// Both sides' pawn features of `board` (indexed by [`Color::index`]), from the cache or
@@ -247,6 +297,42 @@ mod tests {
         // Without the black pawn guarding b3, b2 may advance: not backward.
         let free = board("4k3/8/8/8/8/2PP4/1P6/4K3 w - - 0 1");
         assert_eq!(PawnCounts::of(&free, Color::White).backward, 0);
+    }
+
+    /// The learned sums are kept under the pawns, both kings' squares and the table: an entry
+    /// is read back when all three match and worked out again when any differs.
+    #[test]
+    fn learned_sums_are_kept_under_pawns_kings_and_table() {
+        use crate::board8::square_table_testing::patterned_table;
+        let b = board(PAWNS);
+        let table = patterned_table();
+        let other: &'static SquareTable = Box::leak(Box::new(SquareTable::ZERO));
+        let sums = |b: &Board, t| ByColor::new_with(|c| b.pawn_king_table_sum(t, c));
+        let expected = sums(&b, table);
+        assert_ne!(expected, ByColor::default(), "the table is read");
+        let mut cache = PawnCache::new();
+        assert_eq!(cache.probe_learned(&b, table), expected);
+        // The entry is really read: planted sums under the same key and table come back.
+        let slot = b.pawn_king_key() as usize & (LEARNED_ENTRIES - 1);
+        let planted = ByColor::new_with(|_| (7, -7));
+        cache.learned[slot].sums = planted;
+        assert_eq!(cache.probe_learned(&b, table), planted);
+        // Another table under the same key is summed afresh.
+        assert_eq!(cache.probe_learned(&b, other), sums(&b, other));
+        // A king on another square makes another key (pawns alike).
+        let moved = board("3k4/8/8/2P5/8/P7/P7/4K3 w - - 0 1");
+        assert_eq!(moved.sums().pawn_key(), b.sums().pawn_key());
+        assert_ne!(moved.pawn_king_key(), b.pawn_king_key());
+        cache.learned[moved.pawn_king_key() as usize & (LEARNED_ENTRIES - 1)] = LearnedEntry {
+            key: b.pawn_king_key(),
+            table: std::ptr::from_ref(table) as usize,
+            sums: planted,
+        };
+        assert_eq!(cache.probe_learned(&moved, table), sums(&moved, table));
+        // A cleared cache names no table: nothing planted survives.
+        cache.learned[slot].sums = planted;
+        cache.clear();
+        assert_eq!(cache.probe_learned(&b, table), expected);
     }
 
     #[test]

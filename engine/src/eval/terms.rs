@@ -29,7 +29,7 @@ use super::sums::{recount, EvalSums};
 use super::{material, taper};
 use crate::params::Params;
 use crate::position::SquareName;
-use crate::types::{Color, Role};
+use crate::types::{ByColor, Color, Role};
 
 /// The set operations the terms need from a board's bitboard type, whose iteration yields
 /// squares `Sq`. `!` may complement within the board's real squares only: the terms always
@@ -149,13 +149,33 @@ pub(crate) trait EvalBoard {
         true
     }
 
-    /// `color`'s (mg, eg) sum of `table`'s squares, king cells, passed pawns, pawn shapes,
-    /// space and make-up ([`squares`](super::squares)), before `SquareTableScale`: what the
-    /// board reads of the table beyond the terms' mobility, danger and threats. Asked only
-    /// with the table [`learned_table`](Self::learned_table) gives.
+    /// `color`'s (mg, eg) sum of the parts of `table` ([`squares`](super::squares)) that
+    /// depend on the pawns and the two kings' squares alone (the pawns' and the king's
+    /// squares and king cells, passed pawns, pawn shapes), before `SquareTableScale`: kept in
+    /// the [`PawnCache`] under [`pawn_king_key`](Self::pawn_king_key). Asked only with the
+    /// table [`learned_table`](Self::learned_table) gives.
+    #[inline]
+    fn pawn_king_table_sum(&self, _table: &SquareTable, _color: Color) -> (i32, i32) {
+        (0, 0)
+    }
+
+    /// `color`'s (mg, eg) sum of the rest of what the board reads of `table` beyond the
+    /// terms' mobility, danger and threats (the other pieces' squares and king cells, space,
+    /// make-up, the pieces by the pawns on the board, the ending, the piece lead), before
+    /// `SquareTableScale`. Asked only with the table [`learned_table`](Self::learned_table)
+    /// gives.
     #[inline]
     fn square_table_sum(&self, _table: &SquareTable, _color: Color) -> (i32, i32) {
         (0, 0)
+    }
+
+    /// The key of the pawns of both sides and the two kings' squares: the pawn key with the
+    /// kings' Zobrist keys.
+    #[inline]
+    fn pawn_king_key(&self) -> u64 {
+        self.sums().pawn_key()
+            ^ Self::zobrist(Color::White, Role::King, self.king(Color::White))
+            ^ Self::zobrist(Color::Black, Role::King, self.king(Color::Black))
     }
 
     /// The learned table of the board's rules ([`squares`](super::squares)); `None` where
@@ -189,8 +209,10 @@ pub(crate) fn evaluate<B: EvalBoard>(
     } else {
         None
     };
+    let learned = learned.map(|t| (t, pawns.probe_learned(board, t)));
     let mut white = evaluate_side(board, Color::White, p, table, &white_pawns, learned);
     let mut black = evaluate_side(board, Color::Black, p, table, &black_pawns, learned);
+    let learned = learned.map(|(t, _)| t);
     let (white_attacks, black_attacks) = (white.attacks, black.attacks);
     if let Some(t) = learned {
         for (side, color, defences) in [
@@ -310,7 +332,7 @@ fn evaluate_side<B: EvalBoard>(
     p: &Params,
     table: &pst::Table,
     pawns: &PawnCounts,
-    learned: Option<&SquareTable>,
+    learned: Option<(&SquareTable, ByColor<(i32, i32)>)>,
 ) -> Side<B::Bitboard> {
     let them = !color;
     let sums = board.sums();
@@ -319,9 +341,13 @@ fn evaluate_side<B: EvalBoard>(
     mg += pst_mg * p.pst_scale / 100;
     eg += pst_eg * p.pst_scale / 100;
     // The learned table's parts: summed apart and scaled once, as the fit models them.
-    let mut table = match learned {
-        Some(t) => board.square_table_sum(t, color),
-        None => (0, 0),
+    let (learned, mut table) = match learned {
+        Some((t, pawn_king)) => {
+            let (mg, eg) = board.square_table_sum(t, color);
+            let (pawn_mg, pawn_eg) = pawn_king[color];
+            (Some(t), (mg + pawn_mg, eg + pawn_eg))
+        }
+        None => (None, (0, 0)),
     };
     let mut learn = |value: (i32, i32)| {
         table.0 += value.0;
