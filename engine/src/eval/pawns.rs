@@ -13,9 +13,9 @@
 //!
 //! Beside them the cache keeps the learned table's parts that depend on the pawns and the two
 //! kings' squares alone (in chess: the pawns' and kings' squares and king cells, passed pawns,
-//! pawn shapes), summed, under the pawn key with both kings' keys: a sixth of a chess
-//! evaluation's table reads, the same at most nodes. These are sums of values, not counts: the
-//! table is compiled in (no option changes it), and `SquareTableScale` applies after.
+//! pawn shapes), summed, under the pawn key with both kings' keys: the same at most nodes.
+//! These are sums of values, not counts: the table is compiled in (no option changes it),
+//! and `SquareTableScale` applies after.
 
 use super::squares::SquareTable;
 use super::terms::{BitSet, EvalBoard};
