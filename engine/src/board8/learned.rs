@@ -64,12 +64,11 @@ const SPACE_AREA: [Bitboard; 2] = [
 /// Squares of one colour (a1's): two bishops on opposite colours are one here and one not.
 const DARK_SQUARES: Bitboard = Bitboard(0xaa55_aa55_aa55_aa55);
 
-/// Each side's knights, bishops, rooks and queens: counted once for the make-up, the ending
-/// and the piece lead, which all read them.
+/// Each side's knights, bishops, rooks and queens, as the board's running sums count them:
+/// read once for the make-up, the ending and the piece lead.
 fn piece_counts(board: &Board) -> ByColor<[i32; 4]> {
     ByColor::new_with(|c| {
-        [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
-            .map(|role| board.pieces(c, role).count() as i32)
+        [Role::Knight, Role::Bishop, Role::Rook, Role::Queen].map(|role| board.sums.count(c, role))
     })
 }
 
