@@ -2,7 +2,9 @@
 //! a fresh table each. Its total node count is the engine's signature: a change of it is a
 //! change of behaviour.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use cpu_time::ThreadTime;
 
 use crate::dispatch::{with_search_position, WithSearchPosition};
 use crate::error::FenError;
@@ -100,8 +102,10 @@ pub struct BenchLine {
     pub rules: Rules,
     /// Nodes searched.
     pub nodes: u64,
-    /// Wall time.
-    pub elapsed: Duration,
+    /// CPU time of the searching thread (the table's allocation included): on a machine
+    /// busy with other work (an SPRT's games, a build) wall time counts the waits for a core,
+    /// and two builds benched one after the other would differ by the load, not the code.
+    pub cpu: Duration,
 }
 
 struct Run<'a> {
@@ -128,12 +132,12 @@ pub fn run(depth: u32, params: &Params) -> Result<Vec<BenchLine>, crate::error::
     let mut out = Vec::new();
     for &(variant, ruleset, fen) in POSITIONS {
         let rules = Rules::parse(variant, Some(ruleset))?;
-        let start = Instant::now();
+        let start = ThreadTime::now();
         let nodes = with_search_position(rules, Run { fen, depth, params })?;
         out.push(BenchLine {
             rules,
             nodes,
-            elapsed: start.elapsed(),
+            cpu: start.elapsed(),
         });
     }
     Ok(out)
