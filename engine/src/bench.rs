@@ -11,7 +11,7 @@ use crate::error::FenError;
 use crate::eval::SearchPosition;
 use crate::params::Params;
 use crate::search::{Limits, Searcher};
-use crate::variant::Rules;
+use crate::variant::{Rules, Variant};
 
 /// The bench positions: variant, rule-set, FEN.
 pub const POSITIONS: &[(&str, &str, &str)] = &[
@@ -129,9 +129,22 @@ impl WithSearchPosition for Run<'_> {
 
 /// Searches every bench position to `depth`.
 pub fn run(depth: u32, params: &Params) -> Result<Vec<BenchLine>, crate::error::FenError> {
+    run_variant(depth, params, None)
+}
+
+/// Searches the bench positions of `only` (every variant's with `None`) to `depth`: one
+/// board's figures, or a profile of one variant's search, without the others'.
+pub fn run_variant(
+    depth: u32,
+    params: &Params,
+    only: Option<Variant>,
+) -> Result<Vec<BenchLine>, crate::error::FenError> {
     let mut out = Vec::new();
     for &(variant, ruleset, fen) in POSITIONS {
         let rules = Rules::parse(variant, Some(ruleset))?;
+        if only.is_some_and(|v| v != rules.variant()) {
+            continue;
+        }
         let start = ThreadTime::now();
         let nodes = with_search_position(rules, Run { fen, depth, params })?;
         out.push(BenchLine {

@@ -56,6 +56,10 @@ enum Command {
         /// Depth.
         #[arg(default_value_t = engine::bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Search only this variant's positions (chess, latte or secutor): its figures, or a
+        /// profile of its search, alone. The node total is then not the engine's signature.
+        #[arg(long)]
+        variant: Option<Variant>,
     },
     /// List the tunable evaluation and search parameters of a variant.
     Params {
@@ -134,7 +138,7 @@ pub(crate) fn main() -> ExitCode {
             max_nodes,
         }) => run_suite(&files, threads, max_nodes),
         Some(Command::PerftBench { filter }) => run_bench(filter.as_deref()),
-        Some(Command::Bench { depth }) => run_search_bench(depth),
+        Some(Command::Bench { depth, variant }) => run_search_bench(depth, variant),
         Some(Command::Params { variant, format }) => run_params(&variant, &format),
         Some(Command::TuneSquares(args)) => crate::tune_cli::run(&args),
         Some(Command::TuneWeights(args)) => crate::weights_cli::run(&args),
@@ -404,9 +408,9 @@ fn run_bench(filter: Option<&str>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_search_bench(depth: u32) -> Result<ExitCode> {
+fn run_search_bench(depth: u32, variant: Option<Variant>) -> Result<ExitCode> {
     engine::board8::attacks::init();
-    let lines = engine::bench::run(depth, &Params::default())?;
+    let lines = engine::bench::run_variant(depth, &Params::default(), variant)?;
     let (mut nodes, mut secs) = (0u64, 0.0);
     for (i, l) in lines.iter().enumerate() {
         println!(

@@ -20,6 +20,36 @@ fn bench_signature_is_stable_within_a_build() {
     assert_eq!(a.len(), engine::bench::POSITIONS.len());
 }
 
+/// One variant's bench is that variant's lines of the whole bench, node for node; an unknown
+/// variant is refused by name.
+#[test]
+fn bench_of_one_variant_is_its_lines_of_the_whole() {
+    use engine::Variant;
+    let params = Params::default();
+    let all = engine::bench::run(5, &params).expect("bench");
+    for variant in [Variant::Chess, Variant::Latte, Variant::Secutor] {
+        let only = engine::bench::run_variant(5, &params, Some(variant)).expect("bench");
+        let want: Vec<(String, u64)> = all
+            .iter()
+            .filter(|l| l.rules.variant() == variant)
+            .map(|l| (l.rules.to_string(), l.nodes))
+            .collect();
+        let got: Vec<(String, u64)> = only
+            .iter()
+            .map(|l| (l.rules.to_string(), l.nodes))
+            .collect();
+        assert!(!got.is_empty(), "{variant:?} has bench positions");
+        assert_eq!(got, want, "{variant:?}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(["bench", "1", "--variant", "chss"])
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("chss"), "{err}");
+}
+
 #[test]
 fn epd_runner_solves_easy_tactics_at_fixed_nodes() {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/epd/wac.epd");
