@@ -209,10 +209,10 @@ pub(crate) fn evaluate<B: EvalBoard>(
     } else {
         None
     };
-    let learned = learned.map(|t| (t, pawns.probe_learned(board, t)));
-    let mut white = evaluate_side(board, Color::White, p, table, &white_pawns, learned);
-    let mut black = evaluate_side(board, Color::Black, p, table, &black_pawns, learned);
-    let learned = learned.map(|(t, _)| t);
+    // The table with both sides' sums of its pawn-and-king parts, cached.
+    let with_pawn_kings = learned.map(|t| (t, pawns.probe_learned(board, t)));
+    let mut white = evaluate_side(board, Color::White, p, table, &white_pawns, with_pawn_kings);
+    let mut black = evaluate_side(board, Color::Black, p, table, &black_pawns, with_pawn_kings);
     let (white_attacks, black_attacks) = (white.attacks, black.attacks);
     if let Some(t) = learned {
         for (side, color, defences) in [
@@ -323,7 +323,8 @@ fn material_of(sums: &EvalSums, color: Color, p: &Params) -> (i32, i32) {
 }
 
 /// (mg, eg) of `color`'s pieces from its own point of view; `pawns` are its pawn-structure
-/// features. Every term is a sum over pieces, so visiting them role by role instead of square
+/// features, `learned` the learned table (if any) with both sides' cached sums of its
+/// pawn-and-king parts. Every term is a sum over pieces, so visiting them role by role instead of square
 /// by square leaves the result unchanged; the two integer divisions (the piece-square scale
 /// and the king attack) see the same per-side totals as ever.
 fn evaluate_side<B: EvalBoard>(
