@@ -107,9 +107,15 @@ fn unpack(slot: Slot) -> Option<Entry> {
     })
 }
 
+/// Whether `slot` holds an entry: its bound code is 0 only when empty.
+#[inline]
+fn occupied(slot: Slot) -> bool {
+    slot[1] >> 40 & 3 != 0
+}
+
 #[inline]
 fn holds(slot: Slot, key: u64) -> bool {
-    slot[0] as u32 == key as u32 && slot[1] >> 40 & 3 != 0
+    slot[0] as u32 == key as u32 && occupied(slot)
 }
 
 #[inline]
@@ -227,7 +233,7 @@ impl TranspositionTable {
             return;
         }
         let value = |s: Slot| {
-            if s[1] >> 40 & 3 == 0 {
+            if !occupied(s) {
                 i32::MIN
             } else {
                 let stale = i32::from(age.wrapping_sub(slot_age(s)) & AGE_MASK);
@@ -249,7 +255,7 @@ impl TranspositionTable {
         let sample = &self.slots[self.first..end];
         let used = sample
             .iter()
-            .filter(|&&s| s[1] >> 40 & 3 != 0 && slot_age(s) == self.age)
+            .filter(|&&s| occupied(s) && slot_age(s) == self.age)
             .count();
         (used * 1000 / sample.len().max(1)) as u32
     }
