@@ -10,6 +10,7 @@
 //! Deterministic: with the same history, parameters, depth or node limit and a cleared table,
 //! the same move and node count come out. Time only enters through time limits.
 
+mod evals;
 pub mod history;
 pub mod limits;
 mod reductions;
@@ -23,6 +24,7 @@ use crate::eval::{pst, see_value, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::{MoveInfo, MoveList, MAX_MOVES};
 use crate::types::Role;
+use evals::EvalCache;
 use history::{stat_bonus, Histories, PieceTo, Quiet};
 pub use limits::{Limits, TimeBudget};
 use reductions::Reductions;
@@ -236,6 +238,8 @@ pub struct Searcher<P: SearchPosition> {
     tt: TranspositionTable,
     /// Pawn-structure features by pawn key: this thread's evaluation cache.
     pawns: PawnCache,
+    /// Static evaluations by position key: this thread's other evaluation cache.
+    evals: EvalCache,
     histories: Histories<P::Move>,
     killers: Vec<[Option<P::Move>; 2]>,
     stack: Vec<Frame<P::Move>>,
@@ -264,6 +268,7 @@ impl<P: SearchPosition> Searcher<P> {
         Searcher {
             tt: TranspositionTable::new(hash_mib),
             pawns: PawnCache::new(),
+            evals: EvalCache::new(),
             histories: Histories::new(),
             killers: vec![[None; 2]; MAX_PLY + 2],
             stack: vec![
@@ -304,6 +309,7 @@ impl<P: SearchPosition> Searcher<P> {
     pub fn new_game(&mut self) {
         self.tt.clear();
         self.pawns.clear();
+        self.evals.clear();
         self.histories.clear();
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
     }
@@ -325,6 +331,7 @@ impl<P: SearchPosition> Searcher<P> {
         // `params` is public and may have changed since the last search.
         self.pst = pst::Table::new(&self.params);
         self.reductions.set(&self.params);
+        self.evals.prepare(&self.params, pos.rules());
         self.nodes = 0;
         self.stopped = false;
         self.tt.new_search();
@@ -577,6 +584,18 @@ impl<P: SearchPosition> Searcher<P> {
         }
     }
 
+    /// The static evaluation of `pos` (not in check), from the cache when it holds it.
+    #[inline]
+    fn evaluate(&mut self, pos: &P) -> i32 {
+        let key = pos.key();
+        if let Some(v) = self.evals.get(key) {
+            return v;
+        }
+        let v = pos.evaluate_with(&self.params, &self.pst, &mut self.pawns);
+        self.evals.put(key, v);
+        v
+    }
+
     /// The static evaluation corrected by what searches of similar pawn structures found.
     #[inline]
     fn corrected(&self, pos: &P, raw: i32) -> i32 {
@@ -701,7 +720,7 @@ impl<P: SearchPosition> Searcher<P> {
         } else {
             let raw = match entry {
                 Some(e) if e.eval != NO_EVAL => i32::from(e.eval),
-                _ => pos.evaluate_with(&self.params, &self.pst, &mut self.pawns),
+                _ => self.evaluate(pos),
             };
             (raw, self.corrected(pos, raw))
         };
@@ -1173,7 +1192,7 @@ impl<P: SearchPosition> Searcher<P> {
         if !in_check {
             raw_eval = match entry {
                 Some(e) if e.eval != NO_EVAL => i32::from(e.eval),
-                _ => pos.evaluate_with(&self.params, &self.pst, &mut self.pawns),
+                _ => self.evaluate(pos),
             };
             best = self.corrected(pos, raw_eval);
             if best >= beta || ply >= MAX_PLY {
@@ -1202,7 +1221,7 @@ impl<P: SearchPosition> Searcher<P> {
             pos.tactical_moves(&mut moves);
         }
         if ply >= MAX_PLY {
-            return pos.evaluate_with(&self.params, &self.pst, &mut self.pawns);
+            return self.evaluate(pos);
         }
         // The kept moves come first in `moves`, one score each: `scores.len()` of them.
         let mut scores = Scores::new();
