@@ -3,12 +3,13 @@
 //! boards keep through make and unmake (piece counts, piece-square sums, pawn key) equal a
 //! recount from the pieces at every node, after every legal move and after every unmake and
 //! null move; and the pawn cache never changes a value: a cache kept warm over the whole
-//! playout, and kept while the weights change, evaluates exactly like an empty one.
+//! playout, and kept while the weights change, evaluates exactly like an empty one. The key
+//! predicted before a move (for prefetching) is the key after it for every plain move.
 
 use engine::dispatch::{with_search_position, WithSearchPosition};
 use engine::eval::{PawnCache, SearchPosition};
 use engine::params::Params;
-use engine::Rules;
+use engine::{MoveInfo, Role, Rules, SquareName};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -63,6 +64,18 @@ fn tweaked() -> Params {
     p
 }
 
+/// A move whose key [`SearchPosition::key_after`] predicts exactly: no castling, en passant
+/// or double step, nothing that changes castling rights (a king or rook moving, a rook
+/// taken), no Secutor.
+fn plain<S: SquareName>(info: &MoveInfo<S>) -> bool {
+    let rights = |r: Role| matches!(r, Role::King | Role::Rook | Role::Secutor);
+    info.castle.is_none()
+        && !info.en_passant
+        && !rights(info.role)
+        && !info.capture.is_some_and(rights)
+        && (info.role != Role::Pawn || info.from.rank().abs_diff(info.to.rank()) != 2)
+}
+
 struct Playout<'a> {
     fen: &'a str,
     seed: u64,
@@ -99,8 +112,13 @@ impl WithSearchPosition for Playout<'_> {
             let moves = pos.legal_move_list();
             for &mv in &moves {
                 let before = pos.clone();
-                let uci = pos.move_info(mv).uci();
+                let info = pos.move_info(mv);
+                let uci = info.uci();
+                let predicted = pos.key_after(&info);
                 let undo = pos.make_move(mv);
+                if plain(&info) {
+                    assert_eq!(predicted, pos.key(), "key_after {uci}: {ctx}");
+                }
                 assert_eq!(
                     pos.eval_sums(),
                     pos.recount_eval_sums(),

@@ -325,6 +325,23 @@ impl SearchPosition for Board {
         (us & !self.role_bb(Role::Pawn) & !self.role_bb(Role::King)).nonempty()
     }
 
+    #[inline]
+    fn key_after(&self, info: &MoveInfo<Square>) -> u64 {
+        let us = self.turn;
+        let landed = info.promotion.unwrap_or(info.role);
+        let mut key = self.key
+            ^ zobrist::KEYS.black
+            ^ zobrist::piece(Piece::new(us, info.role), info.from.index())
+            ^ zobrist::piece(Piece::new(us, landed), info.to.index());
+        if let Some(victim) = info.capture.filter(|_| !info.en_passant) {
+            key ^= zobrist::piece(Piece::new(!us, victim), info.to.index());
+        }
+        if let Some(ep) = self.ep {
+            key ^= zobrist::KEYS.ep_file[ep.file_index() as usize];
+        }
+        key
+    }
+
     fn move_code(mv: Move) -> u32 {
         u32::from(mv.bits()) | 1 << 16
     }

@@ -334,6 +334,24 @@ impl SearchPosition for Position {
         (us & !self.by_role[Role::Pawn.index()] & !self.by_role[Role::King.index()]).nonempty()
     }
 
+    #[inline]
+    fn key_after(&self, info: &MoveInfo<Square>) -> u64 {
+        let us = self.turn;
+        let landed = info.promotion.unwrap_or(info.role);
+        let code = |color, role| zobrist::piece_code(Piece::new(color, role));
+        let mut key = self.key
+            ^ zobrist::side()
+            ^ zobrist::piece(code(us, info.role), info.from)
+            ^ zobrist::piece(code(us, landed), info.to);
+        if let Some(victim) = info.capture.filter(|_| !info.en_passant) {
+            key ^= zobrist::piece(code(!us, victim), info.to);
+        }
+        if let Some(ep) = self.ep {
+            key ^= zobrist::ep(ep);
+        }
+        key
+    }
+
     fn move_code(mv: Move) -> u32 {
         mv.from().index() as u32
             | (mv.to().index() as u32) << 7

@@ -970,6 +970,7 @@ impl<P: SearchPosition> Searcher<P> {
                 }
             }
 
+            self.tt.prefetch(pos.key_after(&info));
             let played = Self::piece_to(pos, &info);
             self.stack[ply + 1].double_extensions =
                 self.stack[ply].double_extensions + u8::from(extension == 2);
@@ -1242,6 +1243,7 @@ impl<P: SearchPosition> Searcher<P> {
                     best + see_value(v, &self.params) + self.params.delta_margin <= alpha
                 });
             if in_check || (tactical && !hopeless && pos.see_ge_info(info, 0, &self.params)) {
+                self.tt.prefetch(pos.key_after(&info));
                 moves.swap(scores.len(), i);
                 scores.push(
                     info.capture.map_or(0, |v| see_value(v, &self.params) * 8)
