@@ -60,6 +60,12 @@ impl EvalCache {
         (slot != 0 && slot & !MASK == key & !MASK).then_some(i32::from(slot as u16 as i16))
     }
 
+    /// Asks the processor for `key`'s slot ahead of the look-up (as the table's bucket).
+    #[inline]
+    pub(crate) fn prefetch(&self, key: u64) {
+        super::prefetch::prefetch(&self.slots[(key & MASK) as usize]);
+    }
+
     /// Remembers `eval` for `key` (replacing what the slot held) when it fits 16 bits.
     #[inline]
     pub(crate) fn put(&mut self, key: u64, eval: i32) {

@@ -13,6 +13,7 @@
 mod evals;
 pub mod history;
 pub mod limits;
+mod prefetch;
 mod reductions;
 pub mod tt;
 
@@ -584,6 +585,14 @@ impl<P: SearchPosition> Searcher<P> {
         }
     }
 
+    /// Prefetches what the position with `key` will read first: its table bucket and its
+    /// cached evaluation's slot.
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.tt.prefetch(key);
+        self.evals.prefetch(key);
+    }
+
     /// The static evaluation of `pos` (not in check), from the cache when it holds it.
     #[inline]
     fn evaluate(&mut self, pos: &P) -> i32 {
@@ -970,7 +979,7 @@ impl<P: SearchPosition> Searcher<P> {
                 }
             }
 
-            self.tt.prefetch(pos.key_after(&info));
+            self.prefetch(pos.key_after(&info));
             let played = Self::piece_to(pos, &info);
             self.stack[ply + 1].double_extensions =
                 self.stack[ply].double_extensions + u8::from(extension == 2);
@@ -1243,7 +1252,7 @@ impl<P: SearchPosition> Searcher<P> {
                     best + see_value(v, &self.params) + self.params.delta_margin <= alpha
                 });
             if in_check || (tactical && !hopeless && pos.see_ge_info(info, 0, &self.params)) {
-                self.tt.prefetch(pos.key_after(&info));
+                self.prefetch(pos.key_after(&info));
                 moves.swap(scores.len(), i);
                 scores.push(
                     info.capture.map_or(0, |v| see_value(v, &self.params) * 8)
