@@ -175,8 +175,9 @@ impl TranspositionTable {
         let buckets = (mib.max(1) * 1024 * 1024 / (WAYS * SLOT)).max(1);
         let huge = WAYS * buckets * SLOT >= 2 * HUGE_PAGE;
         let align = if huge { HUGE_PAGE } else { 64 };
-        // Zeroed memory: the allocator asks the system for it, which hands it out lazily
-        // (so the advice below comes before any of it is touched).
+        // Zeroed memory: the allocator asks the system for it, which hands it out lazily, so
+        // the advice below comes before the pages are touched (memory the allocator hands
+        // back from an earlier table is already backed: the system may merge it later).
         let slots = vec![[0u64; 2]; WAYS * buckets + align / SLOT];
         let misalign = slots.as_ptr() as usize % align;
         let first = if misalign.is_multiple_of(SLOT) {
