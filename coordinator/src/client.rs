@@ -96,6 +96,19 @@ pub fn state_name(s: i32) -> &'static str {
     }
 }
 
+/// Whether `d` is an SPRT that played its whole budget without a decision: finished, but
+/// the test's own state still says "continue". Shown as such, with how to give it more
+/// games: a test an effect near the middle of its bounds keeps undecided for longest is
+/// exactly one worth growing (the run grows in place, its pairs continuing the same
+/// sequence), and "finished ... continue" alone reads as a contradiction.
+pub fn sprt_ran_out(d: &pb::RunDetail) -> bool {
+    let finished_by_budget = d.summary.as_ref().is_some_and(|r| {
+        r.state == pb::RunState::Finished as i32
+            && r.finish_reason == crate::extend::ALL_PAIRS_PLAYED
+    });
+    finished_by_budget && d.sprt.as_ref().is_some_and(|p| p.state == "continue")
+}
+
 /// One line per run.
 pub fn format_list(runs: &[pb::RunSummary]) -> String {
     let mut s = format!(
@@ -171,11 +184,24 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
         );
     }
     if let Some(p) = &d.sprt {
+        let verdict = if sprt_ran_out(d) {
+            "undecided: its games ran out before the LLR reached a bound"
+        } else {
+            p.state.as_str()
+        };
         let _ = writeln!(
             s,
-            "SPRT {} <{}, {}>: LLR {:.3} [{:.3}, {:.3}] over {} pairs: {}",
-            p.model, p.elo0, p.elo1, p.llr, p.lower_bound, p.upper_bound, p.counted_pairs, p.state
+            "SPRT {} <{}, {}>: LLR {:.3} [{:.3}, {:.3}] over {} pairs: {verdict}",
+            p.model, p.elo0, p.elo1, p.llr, p.lower_bound, p.upper_bound, p.counted_pairs
         );
+        if let Some(r) = d.summary.as_ref().filter(|_| sprt_ran_out(d)) {
+            let _ = writeln!(
+                s,
+                "  to play on: `coordinator run extend {} --games N`, or a larger `games` in a \
+                 `coordinator local` plan (the same command then grows the run)",
+                r.run_id
+            );
+        }
     }
     if !is_study {
         s.push_str(&format_row_scores(&d.row_scores));
@@ -362,6 +388,53 @@ mod tests {
         );
         assert_eq!(lines.len(), 4);
         assert_eq!(format_spsa(&[]), "");
+    }
+
+    /// An SPRT that played its budget without a decision says so and how to grow it; one that
+    /// decided, or is still playing, shows the test's own state.
+    #[test]
+    fn an_sprt_out_of_games_reads_as_undecided_with_how_to_play_on() {
+        let detail = |state: pb::RunState, reason: &str, sprt: &str| pb::RunDetail {
+            summary: Some(pb::RunSummary {
+                run_id: 7,
+                kind: "sprt".into(),
+                state: state as i32,
+                finish_reason: reason.into(),
+                ..Default::default()
+            }),
+            sprt: Some(pb::SprtFigures {
+                state: sprt.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let spent = detail(
+            pb::RunState::Finished,
+            crate::extend::ALL_PAIRS_PLAYED,
+            "continue",
+        );
+        assert!(sprt_ran_out(&spent));
+        let shown = format_detail(&spent);
+        assert!(
+            shown.contains("pairs: undecided: its games ran out"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("coordinator run extend 7 --games N"),
+            "{shown}"
+        );
+        for other in [
+            detail(pb::RunState::Active, "", "continue"),
+            detail(pb::RunState::Finished, "sprt accepted", "accepted"),
+            detail(pb::RunState::Stopped, "stopped", "continue"),
+        ] {
+            assert!(!sprt_ran_out(&other));
+            let shown = format_detail(&other);
+            assert!(
+                !shown.contains("undecided") && !shown.contains("extend"),
+                "{shown}"
+            );
+        }
     }
 
     #[test]

@@ -230,7 +230,13 @@ pub(super) fn finish_line(run_no: usize, d: &pb::RunDetail, session: Session) ->
         prefix(run_no, d),
         short_duration(session.elapsed.as_secs())
     );
-    with_figure(line, d)
+    let mut line = with_figure(line, d);
+    if crate::client::sprt_ran_out(d) {
+        line.push_str(
+            ": undecided; raise the run's `games` in the plan and run the same command to play on",
+        );
+    }
+    line
 }
 
 #[cfg(test)]
@@ -435,6 +441,23 @@ mod tests {
             finish_line(1, &d, session(800, 75.0)),
             "progress: run 1 \"name\": sprt accepted after 800/2000 games in 1m15s, \
              LLR 2.95 [-2.94, 2.94]"
+        );
+        // The same test out of games before a decision says so, and how to play on.
+        if let Some(s) = d.summary.as_mut() {
+            s.state = pb::RunState::Finished as i32;
+            s.finish_reason = crate::extend::ALL_PAIRS_PLAYED.into();
+            s.pairs_done = 1000;
+        }
+        if let Some(p) = d.sprt.as_mut() {
+            p.state = "continue".into();
+            p.llr = 1.5;
+            p.counted_pairs = 1000;
+        }
+        assert_eq!(
+            finish_line(1, &d, session(2000, 75.0)),
+            "progress: run 1 \"name\": all pairs played after 2000/2000 games in 1m15s, \
+             LLR 1.50 [-2.94, 2.94]: undecided; raise the run's `games` in the plan and run the \
+             same command to play on"
         );
         let d = detail("match", 0, 1);
         assert_eq!(
