@@ -5,7 +5,7 @@
 use super::attacks;
 use super::board::Board;
 use super::castling::Letter;
-use super::learned::Feature;
+use super::learned::{Feature, FeatureSink};
 use super::moves::Move;
 use super::square::{Bitboard, Square};
 use super::zobrist;
@@ -129,6 +129,22 @@ fn feature_value(table: &SquareTable, feature: Feature) -> (i32, i32) {
     }
 }
 
+/// The (mg, eg) sum of `table`'s values of the features it is given.
+struct TableSum<'a> {
+    table: &'a SquareTable,
+    mg: i32,
+    eg: i32,
+}
+
+impl FeatureSink for TableSum<'_> {
+    #[inline(always)]
+    fn feature(&mut self, feature: Feature) {
+        let (m, e) = feature_value(self.table, feature);
+        self.mg += m;
+        self.eg += e;
+    }
+}
+
 impl BitSet<Square> for Bitboard {
     const EMPTY: Bitboard = Bitboard::EMPTY;
     #[inline]
@@ -181,25 +197,19 @@ impl EvalBoard for Board {
 
     #[inline]
     fn pawn_king_table_sum(&self, table: &SquareTable, color: Color) -> (i32, i32) {
-        let (mut mg, mut eg) = role_table_sum(self, table, color, &[Role::Pawn, Role::King]);
-        super::learned::pawn_features(self, color, |feature| {
-            let (m, e) = feature_value(table, feature);
-            mg += m;
-            eg += e;
-        });
-        (mg, eg)
+        let (mg, eg) = role_table_sum(self, table, color, &[Role::Pawn, Role::King]);
+        let mut sum = TableSum { table, mg, eg };
+        super::learned::pawn_features(self, color, &mut sum);
+        (sum.mg, sum.eg)
     }
 
     #[inline]
     fn square_table_sum(&self, table: &SquareTable, color: Color) -> (i32, i32) {
         let roles = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
-        let (mut mg, mut eg) = role_table_sum(self, table, color, &roles);
-        super::learned::piece_features(self, color, |feature| {
-            let (m, e) = feature_value(table, feature);
-            mg += m;
-            eg += e;
-        });
-        (mg, eg)
+        let (mg, eg) = role_table_sum(self, table, color, &roles);
+        let mut sum = TableSum { table, mg, eg };
+        super::learned::piece_features(self, color, &mut sum);
+        (sum.mg, sum.eg)
     }
 
     #[inline]

@@ -342,7 +342,7 @@ impl Samples {
         for color in [Color::White, Color::Black] {
             let first = self.entries.len();
             activity_entries(board, color, &mut self.entries);
-            learned::features(board, color, |f| feature_entries(f, &mut self.entries));
+            learned::features(board, color, &mut |f| feature_entries(f, &mut self.entries));
             let (own, enemy) = (color.index(), (!color).index());
             threats(
                 board,
