@@ -126,6 +126,7 @@ fn feature_value(table: &SquareTable, feature: Feature) -> (i32, i32) {
         Feature::BoardPawns { role_index, pawns } => table.board_pawns_value(role_index, pawns),
         Feature::Ending(ending, lead) => table.ending_value(ending, lead),
         Feature::PieceLead { lead, pawns } => table.piece_lead_value(lead, pawns),
+        Feature::WholeLead { lead, wings } => table.whole_lead_value(lead, wings),
     }
 }
 

@@ -1,14 +1,14 @@
 //! What chess's learned table reads of a side beyond each piece's square and king offsets:
 //! its passed pawns, each pawn's shape, the space behind the pawns, the make-up of the
-//! material, each piece by the pawns on the board and the pawn lead by the kind of ending.
-//! Written once
+//! material, each piece by the pawns on the board, the pawn lead by the kind of ending and
+//! the whole lead by the pawns' wings. Written once
 //! here for the evaluation, which sums the table's values, and for the fit, which lists the
 //! table entries: two copies could read different features, and the fit would tune a table
 //! for an evaluation the engine does not play.
 
 use super::board::Board;
 use super::square::Bitboard;
-use crate::eval::squares::{king_cell, king_side, Ending, PawnShape};
+use crate::eval::squares::{king_cell, king_side, Ending, PawnShape, PawnWings};
 use crate::eval::terms::EvalBoard;
 use crate::types::{ByColor, Color, Role};
 
@@ -43,6 +43,14 @@ pub(crate) enum Feature {
         /// Pawns of both sides.
         pawns: u32,
     },
+    /// The side's whole material less the enemy's, in pawns (pawn 1, knight and bishop 3,
+    /// rook 5, queen 9), with the pawns of both sides on `wings`.
+    WholeLead {
+        /// The lead (negative: behind).
+        lead: i32,
+        /// Where the pawns stand.
+        wings: PawnWings,
+    },
     /// A passed pawn: its square (read from its king's wing) and its king cells from the own
     /// and the enemy king.
     Passer {
@@ -60,6 +68,21 @@ const SPACE_AREA: [Bitboard; 2] = [
     Bitboard(0x0000_0000_3c3c_3c00),
     Bitboard(0x003c_3c3c_0000_0000),
 ];
+
+/// The queen's wing (files a..d): pawns there and on the king's wing are pawns on both wings.
+const QUEEN_WING: Bitboard = Bitboard(0x0f0f_0f0f_0f0f_0f0f);
+
+/// Where `pawns` stand (see [`PawnWings`]).
+fn wings(pawns: Bitboard) -> PawnWings {
+    match (
+        (pawns & QUEEN_WING).nonempty(),
+        (pawns & !QUEEN_WING).nonempty(),
+    ) {
+        (true, true) => PawnWings::Both,
+        (false, false) => PawnWings::None,
+        _ => PawnWings::One,
+    }
+}
 
 /// Squares of one colour (a1's): two bishops on opposite colours are one here and one not.
 const DARK_SQUARES: Bitboard = Bitboard(0xaa55_aa55_aa55_aa55);
@@ -192,14 +215,17 @@ pub(crate) fn piece_features(board: &Board, color: Color, f: &mut impl FeatureSi
             });
         }
     }
-    f.feature(Feature::Ending(
-        ending(board, &counts),
-        own_pawns.count() as i32 - their_pawns.count() as i32,
-    ));
+    let pawn_lead = own_pawns.count() as i32 - their_pawns.count() as i32;
+    f.feature(Feature::Ending(ending(board, &counts), pawn_lead));
     let worth = |[n, b, r, q]: [i32; 4]| 3 * (n + b) + 5 * r + 9 * q;
+    let piece_lead = worth(counts[color]) - worth(counts[them]);
     f.feature(Feature::PieceLead {
-        lead: worth(counts[color]) - worth(counts[them]),
+        lead: piece_lead,
         pawns,
+    });
+    f.feature(Feature::WholeLead {
+        lead: piece_lead + pawn_lead,
+        wings: wings(own_pawns | their_pawns),
     });
 }
 
@@ -314,5 +340,64 @@ mod tests {
         let lead = |lead| Feature::PieceLead { lead, pawns: 3 };
         assert!(features_of(fen, Color::White).contains(&lead(-1)));
         assert!(features_of(fen, Color::Black).contains(&lead(1)));
+    }
+
+    /// A passer's front is told from the stop square: a piece on it, else who attacks it.
+    #[test]
+    fn passers_are_read_by_what_stands_before_them() {
+        use crate::eval::squares::PasserFront;
+        use crate::eval::terms::{attack_classes, passer_fronts};
+        let fronts = |fen: &str, color: Color| {
+            let board = Board::from_fen(Rules::default_for(Variant::Chess), fen).expect("fen");
+            let all = |c| {
+                attack_classes(&board, c)
+                    .into_iter()
+                    .fold(Bitboard::EMPTY, |a, b| a | b)
+            };
+            let mut out = Vec::new();
+            passer_fronts(&board, color, all(color), all(!color), |front, rank| {
+                out.push((front, rank))
+            });
+            out
+        };
+        // White: a7 blocked by Black's rook on a8, c5 free, g4's stop square g5 attacked by
+        // Black's king and not defended. Black has no pawn.
+        let fen = "r7/P7/5k2/2P5/6P1/8/8/4R1K1 w - - 0 50";
+        let mut white = fronts(fen, Color::White);
+        white.sort_by_key(|&(_, rank)| rank);
+        assert_eq!(
+            white,
+            [
+                (PasserFront::Stopped, 3),
+                (PasserFront::Free, 4),
+                (PasserFront::Blocked, 6),
+            ]
+        );
+        assert_eq!(fronts(fen, Color::Black), []);
+        // e6's stop square e7 attacked by Black's king, defended by White's rook on a7.
+        let fen = "8/R7/4Pk2/8/8/8/8/6K1 w - - 0 50";
+        assert_eq!(fronts(fen, Color::White), [(PasserFront::Contested, 5)]);
+    }
+
+    /// The whole lead counts pawns with the pieces, and the wings are both sides' pawns'.
+    #[test]
+    fn the_whole_lead_counts_pawns_and_reads_the_wings() {
+        let whole = |fen: &str, color| {
+            features_of(fen, color)
+                .into_iter()
+                .filter(|f| matches!(f, Feature::WholeLead { .. }))
+                .collect::<Vec<_>>()
+        };
+        let lead = |lead, wings| vec![Feature::WholeLead { lead, wings }];
+        // A rook and two pawns (7) against a bishop and a pawn (4), pawns on e, f and h only.
+        let fen = "4k3/5p2/3b4/8/8/8/4P2P/4K2R w - - 0 40";
+        assert_eq!(whole(fen, Color::White), lead(3, PawnWings::One));
+        assert_eq!(whole(fen, Color::Black), lead(-3, PawnWings::One));
+        // Black's a-pawn puts pawns on both wings; the lead is then 2.
+        let fen = "4k3/p4p2/3b4/8/8/8/4P2P/4K2R w - - 0 40";
+        assert_eq!(whole(fen, Color::White), lead(2, PawnWings::Both));
+        // Kings and a rook each: level, no pawns.
+        let fen = "r3k3/8/8/8/8/8/8/4K2R w - - 0 40";
+        assert_eq!(whole(fen, Color::Black), lead(0, PawnWings::None));
     }
 }

@@ -33,6 +33,11 @@
 //! 0.015286 (by the pawns alone 0.015777; by each side's pawns apart, 81 cells a role,
 //! 0.015834: no better), and the lead in pieces by the pairs of pawns on the board to
 //! 0.013971: the largest steps of any part.
+//!
+//! Three parts read what stands around the material rather than the material itself: the
+//! threats of the side to move apart (it takes first, the other side must parry), each passed
+//! pawn by its rank and what holds its stop square ([`PasserFront`]), and the whole lead,
+//! pawns included, by whether the pawns stand on one wing or both ([`PawnWings`]).
 
 use crate::types::Role;
 
@@ -186,12 +191,12 @@ pub enum Phase {
 }
 
 /// Parts of a table per phase (see [`SquareTable::parts`]).
-pub const PARTS: usize = 13;
+pub const PARTS: usize = 16;
 
 /// Values of each part per phase: the squares, the king cells, the mobility rows, the danger
 /// rows, the passers' squares, the passers' king cells, the threats, the pawn shapes, the
-/// space rows, the imbalances, the pieces by the pawns on the board, the endings and the
-/// piece leads.
+/// space rows, the imbalances, the pieces by the pawns on the board, the endings, the
+/// piece leads, the threats of the side to move, the passers' fronts and the whole leads.
 pub const PART_SIZES: [usize; PARTS] = [
     ROLES * SQUARES,
     2 * KING_ROLES * CELLS,
@@ -206,7 +211,55 @@ pub const PART_SIZES: [usize; PARTS] = [
     MOBILITY_ROLES * BOARD_PAWNS,
     ENDINGS * PAWN_LEADS,
     PIECE_LEADS * PAWN_PAIRS,
+    THREAT_CLASSES * THREAT_VICTIMS * 2,
+    PASSER_FRONTS * RANKS,
+    WHOLE_LEADS * PAWN_WINGS,
 ];
+
+/// Ranks of the 8x8 board: the passers' front table's columns, by the pawn's rank from its
+/// own side.
+pub const RANKS: usize = 8;
+
+/// Rows of the passers' front table (see [`PasserFront`]).
+pub const PASSER_FRONTS: usize = 4;
+
+/// What stands in front of a passed pawn: whether it can advance, and at what risk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PasserFront {
+    /// Its stop square is empty and no enemy piece attacks it.
+    Free = 0,
+    /// Its stop square is empty, attacked by the enemy and defended by the own side.
+    Contested = 1,
+    /// Its stop square is empty, attacked by the enemy and not defended.
+    Stopped = 2,
+    /// A piece (either side's) stands on its stop square.
+    Blocked = 3,
+}
+
+/// Rows of the whole-lead table: the side's material less the enemy's in pawns (pawn 1,
+/// knight and bishop 3, rook 5, queen 9), -8 (or less) to +8 (or more).
+pub const WHOLE_LEADS: usize = 17;
+
+/// Columns of the whole-lead table (see [`PawnWings`]).
+pub const PAWN_WINGS: usize = 3;
+
+/// Where the pawns of both sides stand: a lead with pawns on both wings wins where one with
+/// pawns on one wing often draws (the defender's king holds one wing, not two).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PawnWings {
+    /// No pawn on the board.
+    None = 0,
+    /// Pawns on the a..d files only, or on the e..h files only.
+    One = 1,
+    /// Pawns on both.
+    Both = 2,
+}
+
+/// The whole-lead table's row of a lead of `lead` pawns' worth.
+#[inline(always)]
+pub const fn whole_lead_index(lead: i32) -> usize {
+    centred_index(lead, WHOLE_LEADS)
+}
 
 /// Attacker classes of the threat table: pawn, minor piece, rook, queen, king (the cheapest
 /// that attacks a piece is the one counted).
@@ -339,10 +392,43 @@ pub struct SquareTable {
     pub piece_lead_mg: [[i16; PAWN_PAIRS]; PIECE_LEADS],
     /// End-game values of a lead in pieces by the pawns on the board.
     pub piece_lead_eg: [[i16; PAWN_PAIRS]; PIECE_LEADS],
+    /// Middle-game values of an enemy piece attacked by the side to move, beside
+    /// [`threat_mg`](Self::threat_mg): the side to move can take an attacked piece now, the
+    /// other side must first meet the threats against its own.
+    pub threat_stm_mg: Threats,
+    /// End-game values of an enemy piece attacked by the side to move.
+    pub threat_stm_eg: Threats,
+    /// Middle-game values of a passed pawn by what stands before it and its rank
+    /// (`[front][rank]`, see [`PasserFront`]): a free passer on the sixth is half a queen,
+    /// a blockaded one a weakness.
+    pub passer_front_mg: [[i16; RANKS]; PASSER_FRONTS],
+    /// End-game values of a passed pawn by its front and rank.
+    pub passer_front_eg: [[i16; RANKS]; PASSER_FRONTS],
+    /// Middle-game values of the whole material lead (pawns included) by where the pawns
+    /// stand (`[lead][wings]`, see [`whole_lead_index`], [`PawnWings`]).
+    pub whole_lead_mg: [[i16; PAWN_WINGS]; WHOLE_LEADS],
+    /// End-game values of the whole material lead by where the pawns stand.
+    pub whole_lead_eg: [[i16; PAWN_WINGS]; WHOLE_LEADS],
 }
 
 /// The threat table of one phase (see [`SquareTable::threat_mg`]).
 pub type Threats = [[[i16; 2]; THREAT_VICTIMS]; THREAT_CLASSES];
+
+/// The (mg, eg) value of one threat in a threat part's two phases.
+#[inline(always)]
+fn threat_of(
+    mg: &Threats,
+    eg: &Threats,
+    class: usize,
+    victim: usize,
+    defended: bool,
+) -> (i32, i32) {
+    let d = usize::from(defended);
+    (
+        i32::from(mg[class][victim][d]),
+        i32::from(eg[class][victim][d]),
+    )
+}
 
 /// The imbalance table of one phase (see [`SquareTable::imbalance_mg`]).
 pub type Imbalance = [[[i16; IMBALANCE]; IMBALANCE]; IMBALANCE];
@@ -376,6 +462,12 @@ impl SquareTable {
         ending_eg: [[0; PAWN_LEADS]; ENDINGS],
         piece_lead_mg: [[0; PAWN_PAIRS]; PIECE_LEADS],
         piece_lead_eg: [[0; PAWN_PAIRS]; PIECE_LEADS],
+        threat_stm_mg: [[[0; 2]; THREAT_VICTIMS]; THREAT_CLASSES],
+        threat_stm_eg: [[[0; 2]; THREAT_VICTIMS]; THREAT_CLASSES],
+        passer_front_mg: [[0; RANKS]; PASSER_FRONTS],
+        passer_front_eg: [[0; RANKS]; PASSER_FRONTS],
+        whole_lead_mg: [[0; PAWN_WINGS]; WHOLE_LEADS],
+        whole_lead_eg: [[0; PAWN_WINGS]; WHOLE_LEADS],
     };
 
     /// The table whose source reads `diagram`: each role's squares in the order
@@ -452,6 +544,9 @@ impl SquareTable {
                 self.board_pawns_mg.as_flattened(),
                 self.ending_mg.as_flattened(),
                 self.piece_lead_mg.as_flattened(),
+                self.threat_stm_mg.as_flattened().as_flattened(),
+                self.passer_front_mg.as_flattened(),
+                self.whole_lead_mg.as_flattened(),
             ],
             Phase::Eg => [
                 self.eg.as_flattened(),
@@ -467,6 +562,9 @@ impl SquareTable {
                 self.board_pawns_eg.as_flattened(),
                 self.ending_eg.as_flattened(),
                 self.piece_lead_eg.as_flattened(),
+                self.threat_stm_eg.as_flattened().as_flattened(),
+                self.passer_front_eg.as_flattened(),
+                self.whole_lead_eg.as_flattened(),
             ],
         }
     }
@@ -488,6 +586,9 @@ impl SquareTable {
                 self.board_pawns_mg.as_flattened_mut(),
                 self.ending_mg.as_flattened_mut(),
                 self.piece_lead_mg.as_flattened_mut(),
+                self.threat_stm_mg.as_flattened_mut().as_flattened_mut(),
+                self.passer_front_mg.as_flattened_mut(),
+                self.whole_lead_mg.as_flattened_mut(),
             ],
             Phase::Eg => [
                 self.eg.as_flattened_mut(),
@@ -503,6 +604,9 @@ impl SquareTable {
                 self.board_pawns_eg.as_flattened_mut(),
                 self.ending_eg.as_flattened_mut(),
                 self.piece_lead_eg.as_flattened_mut(),
+                self.threat_stm_eg.as_flattened_mut().as_flattened_mut(),
+                self.passer_front_eg.as_flattened_mut(),
+                self.whole_lead_eg.as_flattened_mut(),
             ],
         }
     }
@@ -532,13 +636,41 @@ impl SquareTable {
     /// attacker is of `class` (0 pawn, 1 minor, 2 rook, 3 queen, 4 king), `defended` or not.
     #[inline(always)]
     pub fn threat_value(&self, class: usize, victim: usize, defended: bool) -> (i32, i32) {
-        let d = usize::from(defended);
-        (
-            i32::from(self.threat_mg[class][victim][d]),
-            i32::from(self.threat_eg[class][victim][d]),
-        )
+        threat_of(&self.threat_mg, &self.threat_eg, class, victim, defended)
     }
 
+    /// The (mg, eg) value the side to move adds to [`threat_value`](Self::threat_value) for
+    /// the same attacked piece.
+    #[inline(always)]
+    pub fn threat_stm_value(&self, class: usize, victim: usize, defended: bool) -> (i32, i32) {
+        threat_of(
+            &self.threat_stm_mg,
+            &self.threat_stm_eg,
+            class,
+            victim,
+            defended,
+        )
+    }
+    /// The (mg, eg) value of a passed pawn on its own side's rank `rank` (0..7) with `front`
+    /// before it.
+    #[inline(always)]
+    pub fn passer_front_value(&self, front: PasserFront, rank: usize) -> (i32, i32) {
+        let (f, r) = (front as usize, rank.min(RANKS - 1));
+        (
+            i32::from(self.passer_front_mg[f][r]),
+            i32::from(self.passer_front_eg[f][r]),
+        )
+    }
+    /// The (mg, eg) value of a whole material `lead` (in pawns, the side's less the enemy's)
+    /// with the pawns on `wings`.
+    #[inline(always)]
+    pub fn whole_lead_value(&self, lead: i32, wings: PawnWings) -> (i32, i32) {
+        let (l, w) = (whole_lead_index(lead), wings as usize);
+        (
+            i32::from(self.whole_lead_mg[l][w]),
+            i32::from(self.whole_lead_eg[l][w]),
+        )
+    }
     /// The (mg, eg) value of a pawn of `shape` on `relative` (read from its king's wing).
     #[inline(always)]
     pub fn pawn_value(&self, shape: PawnShape, relative: usize) -> (i32, i32) {

@@ -24,7 +24,7 @@ use std::ops::{BitAnd, BitOr, Not};
 
 use super::pawns::{PawnCache, PawnCounts};
 use super::pst;
-use super::squares::{danger_attackers, danger_units, SquareTable, THREAT_CLASSES};
+use super::squares::{danger_attackers, danger_units, PasserFront, SquareTable, THREAT_CLASSES};
 use super::sums::{recount, EvalSums};
 use super::{material, taper};
 use crate::params::Params;
@@ -215,11 +215,24 @@ pub(crate) fn evaluate<B: EvalBoard>(
     let mut black = evaluate_side(board, Color::Black, p, table, &black_pawns, with_pawn_kings);
     let (white_attacks, black_attacks) = (white.attacks, black.attacks);
     if let Some(t) = learned {
-        for (side, color, defences) in [
-            (&mut white, Color::White, black_attacks),
-            (&mut black, Color::Black, white_attacks),
+        for (side, color, attacks, defences, passers) in [
+            (
+                &mut white,
+                Color::White,
+                white_attacks,
+                black_attacks,
+                white_pawns.has_passers(),
+            ),
+            (
+                &mut black,
+                Color::Black,
+                black_attacks,
+                white_attacks,
+                black_pawns.has_passers(),
+            ),
         ] {
             let sum = &mut side.table;
+            let to_move = color == turn;
             threats(
                 board,
                 color,
@@ -229,8 +242,20 @@ pub(crate) fn evaluate<B: EvalBoard>(
                     let (m, e) = t.threat_value(class, victim, defended);
                     sum.0 += m;
                     sum.1 += e;
+                    if to_move {
+                        let (m, e) = t.threat_stm_value(class, victim, defended);
+                        sum.0 += m;
+                        sum.1 += e;
+                    }
                 },
             );
+            if passers {
+                passer_fronts(board, color, attacks, defences, |front, rank| {
+                    let (m, e) = t.passer_front_value(front, rank);
+                    sum.0 += m;
+                    sum.1 += e;
+                });
+            }
         }
     }
     let scaled = |side: &Side<B::Bitboard>| {
@@ -596,6 +621,38 @@ pub(crate) fn threats<B: EvalBoard>(
                 f(class, victim, (defences & at).nonempty());
             }
         }
+    }
+}
+
+/// Calls `f(front, rank)` for each of `color`'s passed pawns with what stands before it
+/// ([`PasserFront`], from the side's attacks `own` and the enemy's `theirs`) and its rank
+/// from its own side. The learned table values each: the pawn cache knows the passers but
+/// not the pieces that stop or escort them.
+#[inline(always)]
+pub(crate) fn passer_fronts<B: EvalBoard>(
+    board: &B,
+    color: Color,
+    own: B::Bitboard,
+    theirs: B::Bitboard,
+    mut f: impl FnMut(PasserFront, usize),
+) {
+    let their_pawns = board.pieces(!color, Role::Pawn);
+    let occ = board.occupied();
+    for sq in board.pieces(color, Role::Pawn) {
+        if (B::passed_span(color, sq) & their_pawns).nonempty() {
+            continue;
+        }
+        let stop = B::forward(color, B::square_bb(sq));
+        let front = if (stop & occ).nonempty() {
+            PasserFront::Blocked
+        } else if (stop & theirs).is_empty() {
+            PasserFront::Free
+        } else if (stop & own).nonempty() {
+            PasserFront::Contested
+        } else {
+            PasserFront::Stopped
+        };
+        f(front, usize::from(B::relative_rank(color, sq)));
     }
 }
 

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 #[cfg(test)]
 use crate::eval::squares::CELLS;
 use crate::eval::squares::{
-    KingCells, SquareTable, BOARD_PAWNS, DANGER_UNITS, KING_ROLES, MOBILITY, MOBILITY_ROLES,
-    PAWN_LEADS, PAWN_PAIRS, PIECE_LEADS, ROLES, SPACE, SQUARES,
+    KingCells, SquareTable, Threats, BOARD_PAWNS, DANGER_UNITS, KING_ROLES, MOBILITY,
+    MOBILITY_ROLES, PAWN_LEADS, PAWN_PAIRS, PAWN_WINGS, PIECE_LEADS, RANKS, ROLES, SPACE, SQUARES,
+    WHOLE_LEADS,
 };
 use crate::types::Role;
 
@@ -83,22 +84,7 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
         ("threat_mg", &table.threat_mg),
         ("threat_eg", &table.threat_eg),
     ] {
-        let _ = writeln!(out, "    {phase}: [");
-        for (class, victims) in ["pawn", "minor piece", "rook", "queen", "king"]
-            .iter()
-            .zip(table)
-        {
-            let _ = writeln!(
-                out,
-                "        // by a {class}: knight, bishop, rook, queen; each undefended, defended"
-            );
-            out.push_str("        [\n");
-            for pair in victims {
-                let _ = writeln!(out, "            [{:>4}, {:>4}],", pair[0], pair[1]);
-            }
-            out.push_str("        ],\n");
-        }
-        out.push_str("    ],\n");
+        write_threats(&mut out, phase, table, "");
     }
     for (phase, shapes) in [("pawn_mg", &table.pawn_mg), ("pawn_eg", &table.pawn_eg)] {
         let _ = writeln!(out, "    {phase}: [");
@@ -179,8 +165,59 @@ pub fn table_source(table: &SquareTable, header: &[String]) -> String {
         });
         write_labelled_part(&mut out, phase, rows, labels, PAWN_PAIRS);
     }
+    for (phase, table) in [
+        ("threat_stm_mg", &table.threat_stm_mg),
+        ("threat_stm_eg", &table.threat_stm_eg),
+    ] {
+        write_threats(&mut out, phase, table, "by the side to move, ");
+    }
+    for (phase, rows) in [
+        ("passer_front_mg", &table.passer_front_mg),
+        ("passer_front_eg", &table.passer_front_eg),
+    ] {
+        let labels = [
+            "free",
+            "attacked and defended",
+            "attacked, not defended",
+            "blocked",
+        ]
+        .iter()
+        .map(|front| format!("passed pawn, its stop square {front}: ranks 1..{RANKS}"));
+        write_labelled_part(&mut out, phase, rows, labels, RANKS);
+    }
+    for (phase, rows) in [
+        ("whole_lead_mg", &table.whole_lead_mg),
+        ("whole_lead_eg", &table.whole_lead_eg),
+    ] {
+        let half = (WHOLE_LEADS / 2) as i32;
+        let labels = (-half..=half).map(|lead| {
+            format!("{lead:+} in material (pawns' worth): no pawns, pawns on one wing, on both")
+        });
+        write_labelled_part(&mut out, phase, rows, labels, PAWN_WINGS);
+    }
     out.push_str("}\n");
     out
+}
+
+/// A threat part (`name: [` ... `],`): each attacker class's victims, undefended and
+/// defended, under a comment that starts with `whose`.
+fn write_threats(out: &mut String, name: &str, table: &Threats, whose: &str) {
+    let _ = writeln!(out, "    {name}: [");
+    for (class, victims) in ["pawn", "minor piece", "rook", "queen", "king"]
+        .iter()
+        .zip(table)
+    {
+        let _ = writeln!(
+            out,
+            "        // {whose}by a {class}: knight, bishop, rook, queen; each undefended, defended"
+        );
+        out.push_str("        [\n");
+        for pair in victims {
+            let _ = writeln!(out, "            [{:>4}, {:>4}],", pair[0], pair[1]);
+        }
+        out.push_str("        ],\n");
+    }
+    out.push_str("    ],\n");
 }
 
 /// A table by square as a board seen from the piece's side, the eighth rank first, each rank

@@ -462,6 +462,10 @@ mod model_tests {
             // Pieces on the king's zone with safe checks; passed pawns with both kings near.
             "r1b2rk1/ppp2pp1/2n4p/3qP1N1/3P4/2PB4/P4PPP/R2QK2R w KQ - 0 12",
             "8/5k2/1P6/3K4/5p2/8/6P1/8 w - - 0 50",
+            // The side to move attacks a defended knight (the threats of the side to move);
+            // a passer blocked, one free.
+            "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4",
+            "8/2k5/1p6/1P2K3/5p2/8/6P1/8 b - - 0 50",
         ];
         let text: String = fens.iter().map(|f| format!("{f} [0.5]\n")).collect();
         let params = Params::default();

@@ -11,7 +11,8 @@ use crate::eval::squares::{
     ENEMY_KING, IMBALANCE, KING_ROLES, MOBILITY, OWN_KING, PARTS, PART_SIZES, PAWN_LEADS,
     PAWN_PAIRS, ROLES, SPACE, SQUARES, THREAT_VICTIMS,
 };
-use crate::eval::terms::{attack_classes, threats};
+use crate::eval::squares::{whole_lead_index, PasserFront, PAWN_WINGS, RANKS};
+use crate::eval::terms::{attack_classes, passer_fronts, threats};
 use crate::eval::{PawnCache, SearchPosition, MAX_PHASE};
 use crate::params::Params;
 use crate::position::{MoveList, Position};
@@ -128,7 +129,25 @@ pub(super) fn passer_king_entry(king: usize, cell: usize) -> usize {
 /// The flat index of a threat: the victim's cheapest attacker class, the victim, defended.
 #[inline]
 pub(super) fn threat_entry(class: usize, victim: usize, defended: bool) -> usize {
-    part_start(6) + (class * THREAT_VICTIMS + victim) * 2 + usize::from(defended)
+    part_start(6) + threat_offset(class, victim, defended)
+}
+
+/// The flat index of a threat of the side to move (beside its [`threat_entry`]).
+#[inline]
+pub(super) fn threat_stm_entry(class: usize, victim: usize, defended: bool) -> usize {
+    part_start(13) + threat_offset(class, victim, defended)
+}
+
+/// A threat's index within a threat part (see [`Threats`](crate::eval::squares::Threats)).
+#[inline]
+fn threat_offset(class: usize, victim: usize, defended: bool) -> usize {
+    (class * THREAT_VICTIMS + victim) * 2 + usize::from(defended)
+}
+
+/// The flat index of a passed pawn's front and rank.
+#[inline]
+pub(super) fn passer_front_entry(front: PasserFront, rank: usize) -> usize {
+    part_start(14) + front as usize * RANKS + rank.min(RANKS - 1)
 }
 
 /// Pushes the flat indices of a feature of [`learned::features`] (a passed pawn has three).
@@ -160,6 +179,9 @@ pub(super) fn feature_entries(feature: Feature, out: &mut Vec<u16>) {
         }
         Feature::PieceLead { lead, pawns } => {
             part_start(12) + piece_lead_index(lead) * PAWN_PAIRS + pawn_pairs_index(pawns)
+        }
+        Feature::WholeLead { lead, wings } => {
+            part_start(15) + whole_lead_index(lead) * PAWN_WINGS + wings as usize
         }
     };
     out.push(e as u16);
@@ -344,6 +366,7 @@ impl Samples {
             activity_entries(board, color, &mut self.entries);
             learned::features(board, color, &mut |f| feature_entries(f, &mut self.entries));
             let (own, enemy) = (color.index(), (!color).index());
+            let to_move = board.turn() == color;
             threats(
                 board,
                 color,
@@ -352,6 +375,19 @@ impl Samples {
                 |class, victim, defended| {
                     self.entries
                         .push(threat_entry(class, victim, defended) as u16);
+                    if to_move {
+                        self.entries
+                            .push(threat_stm_entry(class, victim, defended) as u16);
+                    }
+                },
+            );
+            passer_fronts(
+                board,
+                color,
+                defences[own],
+                defences[enemy],
+                |front, rank| {
+                    self.entries.push(passer_front_entry(front, rank) as u16);
                 },
             );
             if color == Color::Black {
@@ -473,7 +509,7 @@ fn is_quiet(board: &Board, p: &Params) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::squares::{Ending, PawnShape};
+    use crate::eval::squares::{Ending, PawnShape, PawnWings};
     use crate::variant::Variant;
 
     /// The one flat index of a feature other than a passed pawn.
@@ -533,12 +569,17 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
         // king cells for each of the 30 pieces below the kings, the mobility of the 14 pieces
         // between pawn and king, each side's danger cell (no passed pawn), 16 connected pawns,
         // each side's space and make-up (no threat), the 14 pieces by the 16 pawns on the
-        // board, each side's pawn lead (queens on: the last kind of ending) and its lead in
-        // pieces.
+        // board, each side's pawn lead (queens on: the last kind of ending), its lead in
+        // pieces and its whole lead.
         assert_eq!(
             s.entries_of(0).count(),
-            32 + 2 * 30 + 14 + 2 + 16 + 2 + 2 + 14 + 2 + 2
+            32 + 2 * 30 + 14 + 2 + 16 + 2 + 2 + 14 + 2 + 2 + 2
         );
+        let level = feature_entry(Feature::WholeLead {
+            lead: 0,
+            wings: PawnWings::Both,
+        });
+        assert_eq!(s.entries_of(0).filter(|&(e, _)| e == level).count(), 2);
         let knight = feature_entry(Feature::BoardPawns {
             role_index: 1,
             pawns: 16,
@@ -599,6 +640,22 @@ rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
                 feature_entry(Feature::PieceLead { lead: 0, pawns: 1 }),
                 -1.0,
             ),
+            // A pawn ahead in all, pawns on one wing; the passer's stop square e3 is free.
+            (
+                feature_entry(Feature::WholeLead {
+                    lead: 1,
+                    wings: PawnWings::One,
+                }),
+                1.0,
+            ),
+            (
+                feature_entry(Feature::WholeLead {
+                    lead: -1,
+                    wings: PawnWings::One,
+                }),
+                -1.0,
+            ),
+            (passer_front_entry(PasserFront::Free, 1), 1.0),
         ];
         want.sort_by_key(|x| x.0);
         assert_eq!(e, want);
