@@ -98,15 +98,16 @@ pub fn state_name(s: i32) -> &'static str {
 
 /// Whether `d` is an SPRT that played its whole budget without a decision: finished, but
 /// the test's own state still says "continue". Shown as such, with how to give it more
-/// games: a test an effect near the middle of its bounds keeps undecided for longest is
-/// exactly one worth growing (the run grows in place, its pairs continuing the same
-/// sequence), and "finished ... continue" alone reads as a contradiction.
+/// games: a test whose effect sits near the middle of its bounds stays undecided longest
+/// and is exactly the one worth growing (the run grows in place, its pairs continuing the
+/// same sequence), and "finished ... continue" alone reads as a contradiction.
 pub fn sprt_ran_out(d: &pb::RunDetail) -> bool {
     let finished_by_budget = d.summary.as_ref().is_some_and(|r| {
         r.state == pb::RunState::Finished as i32
             && r.finish_reason == crate::extend::ALL_PAIRS_PLAYED
     });
-    finished_by_budget && d.sprt.as_ref().is_some_and(|p| p.state == "continue")
+    let undecided = stats::SprtState::Continue.to_string();
+    finished_by_budget && d.sprt.as_ref().is_some_and(|p| p.state == undecided)
 }
 
 /// One line per run.
