@@ -185,7 +185,8 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
         );
     }
     if let Some(p) = &d.sprt {
-        let verdict = if sprt_ran_out(d) {
+        let ran_out = sprt_ran_out(d);
+        let verdict = if ran_out {
             "undecided: its games ran out before the LLR reached a bound"
         } else {
             p.state.as_str()
@@ -195,7 +196,7 @@ pub fn format_detail(d: &pb::RunDetail) -> String {
             "SPRT {} <{}, {}>: LLR {:.3} [{:.3}, {:.3}] over {} pairs: {verdict}",
             p.model, p.elo0, p.elo1, p.llr, p.lower_bound, p.upper_bound, p.counted_pairs
         );
-        if let Some(r) = d.summary.as_ref().filter(|_| sprt_ran_out(d)) {
+        if let Some(r) = d.summary.as_ref().filter(|_| ran_out) {
             let _ = writeln!(
                 s,
                 "  to play on: `coordinator run extend {} --games N`, or a larger `games` in a \

@@ -187,7 +187,7 @@ pub(crate) fn pawn_features(board: &Board, color: Color, f: &mut impl FeatureSin
 }
 
 /// Calls `f` with `color`'s features that its pieces make (space, make-up, the pieces by the
-/// pawns on the board, the ending and the piece lead).
+/// pawns on the board, the ending, the piece lead and the whole lead).
 #[inline(always)]
 pub(crate) fn piece_features(board: &Board, color: Color, f: &mut impl FeatureSink) {
     let them = !color;

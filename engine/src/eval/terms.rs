@@ -232,6 +232,10 @@ pub(crate) fn evaluate<B: EvalBoard>(
             ),
         ] {
             let sum = &mut side.table;
+            let mut learn = |value: (i32, i32)| {
+                sum.0 += value.0;
+                sum.1 += value.1;
+            };
             let to_move = color == turn;
             threats(
                 board,
@@ -239,21 +243,15 @@ pub(crate) fn evaluate<B: EvalBoard>(
                 &side.classes,
                 defences,
                 |class, victim, defended| {
-                    let (m, e) = t.threat_value(class, victim, defended);
-                    sum.0 += m;
-                    sum.1 += e;
+                    learn(t.threat_value(class, victim, defended));
                     if to_move {
-                        let (m, e) = t.threat_stm_value(class, victim, defended);
-                        sum.0 += m;
-                        sum.1 += e;
+                        learn(t.threat_stm_value(class, victim, defended));
                     }
                 },
             );
             if passers {
                 passer_fronts(board, color, attacks, defences, |front, rank| {
-                    let (m, e) = t.passer_front_value(front, rank);
-                    sum.0 += m;
-                    sum.1 += e;
+                    learn(t.passer_front_value(front, rank));
                 });
             }
         }
