@@ -22,8 +22,9 @@ pub(crate) struct DataArgs {
     /// The rule-set (default: the variant's default).
     #[arg(long)]
     ruleset: Option<String>,
-    /// Hold out every N-th game (a changed result or a move number going back starts the
-    /// next) to measure the fit (0: none).
+    /// Hold out every N-th pair of games (a changed result or a move number going back starts
+    /// the next game; a pair is an opening played with both colours) to measure the fit (0:
+    /// none).
     #[arg(long, default_value_t = engine::tune::FitConfig::default().holdout)]
     pub(crate) holdout: usize,
     /// A parameters file (`name=value` lines or JSON, as `tune-weights --out` writes): the

@@ -120,8 +120,9 @@ pub struct FitConfig {
     /// reach), 0.10912 at the default 1e-9 with none, 0.10982 at 1e-8: the default gives up
     /// a little fit to keep rarely seen squares from deciding moves.
     pub l2: f64,
-    /// The positions of every `holdout`-th game are kept out of training to measure the fit
-    /// (0: none): whole games, since a game's positions share its result.
+    /// The positions of every `holdout`-th pair of games are kept out of training to measure
+    /// the fit (0: none; see [`super::held_out_game`]): whole games, since a game's positions
+    /// share its result.
     pub holdout: usize,
     /// No value goes beyond this many centipawns.
     pub limit: f64,
@@ -174,7 +175,7 @@ pub struct Fit {
 
 impl FitConfig {
     fn held_out(&self, s: &Samples, i: usize) -> bool {
-        self.holdout > 0 && s.game[i] as usize % self.holdout == self.holdout - 1
+        super::held_out_game(s.game[i], self.holdout)
     }
 
     /// Fits a table to `s` from `start` with the scale `k`, calling `report` every `every`

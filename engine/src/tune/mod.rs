@@ -10,11 +10,11 @@
 //! problem in the table alone, solved by Adam on the whole data set.
 //!
 //! The positions come from `worker positions` (games' PGN to `FEN [result]` lines), the format
-//! most tuners read, so other data sets serve too. A tenth of the games (every tenth, their
-//! positions told apart as [`Samples::read`] says) is held out: its loss, printed beside the
-//! training loss, says whether the table learned chess or the data set. Whole games, because a
-//! game's positions share its result: holding out every tenth line let the rejected chess fit
-//! test itself on the games it had learned.
+//! most tuners read, so other data sets serve too. A tenth of the games (every tenth pair of
+//! games, their positions told apart as [`Samples::read`] says; see [`held_out_game`]) is held
+//! out: its loss, printed beside the training loss, says whether the table learned chess or
+//! the data set. Whole games, because a game's positions share its result: holding out every
+//! tenth line let the rejected chess fit test itself on the games it had learned.
 
 pub(crate) mod emit;
 mod fit;
@@ -73,6 +73,15 @@ pub enum TuneError {
     },
 }
 
+/// Whether game `game` (numbered as [`quiet_positions`] numbers them) is held out when every
+/// `holdout`-th is (0: none). Games go by pairs: `worker match` plays each opening twice,
+/// colours reversed, one game after the other, so games 2k and 2k + 1 share their opening's
+/// positions; holding out one of a pair and training on the other tested a fit on positions
+/// it had learned. The `holdout`-th pair of every `holdout` is held out whole.
+pub fn held_out_game(game: u32, holdout: usize) -> bool {
+    holdout > 0 && (game as usize / 2) % holdout == holdout - 1
+}
+
 /// The fewest quiet positions a fit is run on: fewer fit noise.
 pub const MIN_POSITIONS: usize = 1000;
 
@@ -94,5 +103,28 @@ pub fn check_learning_rate(rate: f64) -> Result<(), TuneError> {
         Ok(())
     } else {
         Err(TuneError::LearningRate(rate))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::held_out_game;
+
+    /// The two games of a pair (one opening, both colours) are held out together or trained
+    /// on together, and every `holdout`-th pair is held out.
+    #[test]
+    fn pairs_of_games_are_held_out_whole() {
+        for game in (0..1000u32).step_by(2) {
+            assert_eq!(
+                held_out_game(game, 10),
+                held_out_game(game + 1, 10),
+                "{game}"
+            );
+        }
+        let held = (0..1000u32).filter(|&g| held_out_game(g, 10)).count();
+        assert_eq!(held, 100);
+        assert!(held_out_game(18, 10) && held_out_game(19, 10));
+        assert!(!held_out_game(9, 10));
+        assert!((0..1000u32).all(|g| !held_out_game(g, 0)));
     }
 }

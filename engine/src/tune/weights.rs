@@ -117,7 +117,8 @@ pub struct WeightConfig {
     pub epochs: usize,
     /// Adam's step size, in the weights' own units.
     pub learning_rate: f64,
-    /// Every `holdout`-th game is kept out of training to measure the fit (0: none).
+    /// Every `holdout`-th pair of games is kept out of training to measure the fit (0: none;
+    /// see [`super::held_out_game`]).
     pub holdout: usize,
     /// Threads for the evaluations.
     pub threads: usize,
@@ -157,7 +158,7 @@ pub struct Round {
 
 impl WeightConfig {
     fn held_out(&self, game: u32) -> bool {
-        self.holdout > 0 && game as usize % self.holdout == self.holdout - 1
+        super::held_out_game(game, self.holdout)
     }
 
     /// The real losses, under scale `k`, of the evaluations `e` of `pos`'s positions (what
