@@ -606,10 +606,23 @@ fn run_label(a: LabelArgs) -> Result<(), WorkerError> {
     config.lambda = a.lambda;
     config.concurrency = a.concurrency.unwrap_or_else(default_concurrency);
     let engine = player(&a.engine, None, "labeller")?;
-    let input = File::open(&a.positions)
-        .map_err(|e| WorkerError::Invalid(format!("cannot read {}: {e}", a.positions.display())))?;
+    let open = || {
+        File::open(&a.positions)
+            .map(std::io::BufReader::new)
+            .map_err(|e| {
+                WorkerError::Invalid(format!("cannot read {}: {e}", a.positions.display()))
+            })
+    };
+    // The whole file is read once before any engine starts or any output is written: a bad
+    // line is named at once, not after hours of labelling the lines before it.
+    config
+        .check()
+        .map_err(|e| WorkerError::Invalid(e.to_string()))?;
+    crate::label::check_input(open()?, config.rules)
+        .map_err(|e| WorkerError::Invalid(format!("{}: {e}", a.positions.display())))?;
+    let input = open()?;
     let mut out = create(&a.out)?;
-    let tally = crate::label::label(std::io::BufReader::new(input), &mut out, &engine, &config)
+    let tally = crate::label::label(input, &mut out, &engine, &config)
         .map_err(|e| WorkerError::Invalid(format!("{}: {e}", a.positions.display())))?;
     println!(
         "{} positions labelled by {} at {} ({} scored as mates) written to {}",

@@ -433,6 +433,26 @@ fn label_command_refuses_bad_input() {
         let v: Vec<&str> = v.iter().map(String::as_str).collect();
         refused(&v, needle);
     };
+    // A finished game (fool's mate) on the last line: named before any engine starts (the
+    // engine here cannot start) and before the output is made.
+    let finished = dir.path().join("finished.txt");
+    std::fs::write(
+        &finished,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 [0.5]\n\
+         rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3 [0.0]\n",
+    )
+    .expect("write");
+    let fresh = dir.path().join("fresh.txt");
+    refused_with(
+        finished.to_str().expect("utf8"),
+        fresh.to_str().expect("utf8"),
+        &["--engine", "cmd=/nonexistent/engine"],
+        "positions line 2: the game is over in this position",
+    );
+    assert!(
+        !fresh.exists(),
+        "nothing is written for a file that fails its check"
+    );
     refused_with("/nonexistent.txt", out, &[], "cannot read /nonexistent.txt");
     refused_with(bad, out, &[], "positions line 2");
     refused_with(good, "/nonexistent/dir/out.txt", &[], "cannot write");
