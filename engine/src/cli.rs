@@ -74,6 +74,8 @@ enum Command {
     TuneSquares(crate::tune_cli::TuneArgs),
     /// Fit the evaluation's named weights to labelled positions (Texel's method).
     TuneWeights(crate::weights_cli::WeightsArgs),
+    /// Fit the evaluation's small network to labelled positions.
+    TuneNet(crate::net_cli::NetArgs),
     /// Run an EPD test suite with bm/am opcodes and report solved / total.
     Epd {
         /// The .epd file.
@@ -142,6 +144,7 @@ pub(crate) fn main() -> ExitCode {
         Some(Command::Params { variant, format }) => run_params(&variant, &format),
         Some(Command::TuneSquares(args)) => crate::tune_cli::run(&args),
         Some(Command::TuneWeights(args)) => crate::weights_cli::run(&args),
+        Some(Command::TuneNet(args)) => crate::net_cli::run(&args),
         Some(Command::Epd {
             file,
             movetime,

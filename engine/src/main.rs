@@ -3,6 +3,7 @@
 
 mod cli;
 mod fit_args;
+mod net_cli;
 mod tune_cli;
 mod weights_cli;
 

@@ -245,6 +245,9 @@ tunables! {
     tempo "Tempo" = 35, 0, 50, 2.0, 0.002, All;
     // The weight in percent of the learned square table (see eval::squares).
     square_table_scale "SquareTableScale" = 90, 0, 200, 8.0, 0.002, Chess;
+    // The weight in percent of the small network on top of the evaluation (see board8::net):
+    // half, as its SPRT tested it (at full weight it lost).
+    net_scale "NetScale" = 50, 0, 200, 8.0, 0.002, Chess;
     // The search's margins and reductions (see search/mod.rs): each is a guess about how far
     // a score can move in so many plies, which games measure better than reasoning.
     aspiration_window "AspirationWindow" = 25, 8, 80, 3.0, 0.002, All;

@@ -550,6 +550,30 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             "--learning-rate must be a positive number".into(),
         ),
         (
+            vec!["tune-net", "--positions", "/nonexistent/p.txt"],
+            "cannot read /nonexistent/p.txt".into(),
+        ),
+        (
+            vec!["tune-net", "--positions", &label],
+            "positions line 2: result \"2\"".into(),
+        ),
+        (
+            vec!["tune-net", "--positions", &few],
+            "only 3 quiet positions".into(),
+        ),
+        (
+            vec!["tune-net", "--positions", &few, "--variant", "latte"],
+            "latte/normal has no evaluation network".into(),
+        ),
+        (
+            vec!["tune-net", "--positions", &few, "--batch", "0"],
+            "--batch must be at least 1".into(),
+        ),
+        (
+            vec!["tune-net", "--positions", &few, "--learning-rate", "inf"],
+            "--learning-rate must be a positive number".into(),
+        ),
+        (
             vec!["tune-weights", "--positions", &few, "--threads", "0"],
             "--threads".into(),
         ),

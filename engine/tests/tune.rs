@@ -230,3 +230,72 @@ fn both_fits_start_from_a_parameters_file() {
     assert!(text.lines().any(|l| l == "Tempo=40"), "{text}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn tune_net_writes_the_network_the_engine_includes() {
+    let (dir, file) = folder_with_positions("tune-net");
+    let file = file.to_str().expect("utf8");
+    let out = dir.join("chess_net.rs");
+    let out = out.to_str().expect("utf8");
+    let (ok, stdout, err) = engine(&[
+        "tune-net",
+        "--positions",
+        file,
+        "--epochs",
+        "2",
+        "--out",
+        out,
+        "--source",
+        "a test",
+    ]);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("the evaluation alone: train"), "{stdout}");
+    assert!(stdout.contains(": 1500 positions of"), "{stdout}");
+    assert!(
+        stdout.contains("in fixed point as the engine reads it"),
+        "{stdout}"
+    );
+    let written = std::fs::read_to_string(out).expect("the network was written");
+    assert!(
+        written.starts_with("// Fitted by `engine tune-net` on"),
+        "{written}"
+    );
+    assert!(written.contains("// Positions: a test."), "{written}");
+    // One row per input: two sides, six roles, 64 squares.
+    let rows = written
+        .lines()
+        .filter(|l| l.starts_with("        ["))
+        .count();
+    assert_eq!(rows, 2 * 6 * 64);
+
+    // Epochs 0 measure the evaluation and write nothing; an unwritable --out is named.
+    let (ok, stdout, err) = engine(&["tune-net", "--positions", file, "--epochs", "0"]);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("the evaluation alone"), "{stdout}");
+    let (ok, _, err) = engine(&[
+        "tune-net",
+        "--positions",
+        file,
+        "--epochs",
+        "0",
+        "--out",
+        out,
+    ]);
+    assert!(!ok);
+    assert!(err.contains("--epochs 0"), "{err}");
+    let (ok, _, err) = engine(&[
+        "tune-net",
+        "--positions",
+        file,
+        "--epochs",
+        "1",
+        "--out",
+        "/nonexistent/dir/net.rs",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("cannot write /nonexistent/dir/net.rs"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -219,6 +219,11 @@ impl EvalBoard for Board {
     }
 
     #[inline]
+    fn net_output(&self) -> Option<i32> {
+        super::tables::net(self.rules).map(|n| n.evaluate(self))
+    }
+
+    #[inline]
     fn square_bb(sq: Square) -> Bitboard {
         sq.bb()
     }
@@ -740,6 +745,77 @@ mod tests {
         run(&mut warm);
         let table = crate::board8::square_table_testing::patterned_table();
         crate::board8::square_table_testing::with_table(table, || run(&mut warm));
+    }
+
+    /// Chess positions of the suite and of random games from them, castling rights dropped
+    /// (so that each has a mirror image by file).
+    fn chess_positions_without_castling() -> Vec<Board> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut out = Vec::new();
+        for (rules, fen) in suite() {
+            if rules.variant() != crate::variant::Variant::Chess {
+                continue;
+            }
+            let mut p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+            for _ in 0..20 {
+                let f: Vec<String> = p.to_fen().split_whitespace().map(String::from).collect();
+                let plain = format!("{} {} - - {}", f[0], f[1], f[4..].join(" "));
+                out.push(Board::from_fen(rules, &plain).unwrap_or_else(|e| panic!("{plain}: {e}")));
+                let moves = p.legal_move_list();
+                if moves.is_empty() {
+                    break;
+                }
+                p.make_move(moves[rng.gen_range(0..moves.len())]);
+            }
+        }
+        out
+    }
+
+    /// Each view of the network reads the board from its king's wing, as the learned table
+    /// does: a position and its mirror image by file get the same output, whichever wing (or
+    /// the d and e files) each king stands on; and the output is not one constant.
+    #[test]
+    fn the_network_reads_a_position_as_its_mirror_by_file() {
+        let rules = Rules::default_for(crate::variant::Variant::Chess);
+        let net = super::super::tables::net(rules).expect("chess has a network");
+        let mut outputs = std::collections::BTreeSet::new();
+        for p in chess_positions_without_castling() {
+            let fen = p.to_fen();
+            let mirrored = mirror_files_fen(&fen);
+            let q = Board::from_fen(rules, &mirrored).unwrap_or_else(|e| panic!("{mirrored}: {e}"));
+            assert_eq!(net.evaluate(&p), net.evaluate(&q), "{fen} vs {mirrored}");
+            outputs.insert(net.evaluate(&p));
+        }
+        assert!(outputs.len() > 10, "the network's outputs: {outputs:?}");
+    }
+
+    /// `NetScale` weighs the network's output and nothing else: at 100 the evaluation is the
+    /// one at 0 plus the output, at 200 plus twice it; Latte has no network to weigh.
+    #[test]
+    fn net_scale_adds_the_networks_output_and_nothing_else() {
+        let chess = Rules::default_for(crate::variant::Variant::Chess);
+        let net = super::super::tables::net(chess).expect("chess has a network");
+        let at = |scale: i32, p: &Board| {
+            let params = Params {
+                net_scale: scale,
+                ..Params::default()
+            };
+            p.evaluate(&params, &mut PawnCache::new())
+        };
+        let mut moved = 0;
+        for p in chess_positions_without_castling() {
+            let n = net.evaluate(&p);
+            assert_eq!(at(100, &p), at(0, &p) + n, "{}", p.to_fen());
+            assert_eq!(at(200, &p), at(0, &p) + 2 * n, "{}", p.to_fen());
+            moved += usize::from(n != 0);
+        }
+        assert!(moved > 0, "the network moved no evaluation");
+        for (rules, fen) in suite() {
+            if rules.variant() == crate::variant::Variant::Latte {
+                let p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+                assert_eq!(at(100, &p), at(0, &p), "{fen}");
+            }
+        }
     }
 
     /// White's view of a position and Black's view of its mirror image score alike: catches

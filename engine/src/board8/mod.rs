@@ -11,6 +11,7 @@ pub(crate) mod learned;
 mod makemove;
 mod movegen;
 mod moves;
+pub mod net;
 pub mod square;
 mod tables;
 mod zobrist;
@@ -20,6 +21,11 @@ pub use makemove::Undo;
 pub use moves::{Move, MoveKind};
 pub use square::{Bitboard, Square};
 pub use tables::for_rules as square_table;
+
+/// Whether `rules` have an evaluation network ([`net`]): `engine tune-net` fits only theirs.
+pub fn has_net(rules: crate::variant::Rules) -> bool {
+    tables::net(rules).is_some()
+}
 #[cfg(test)]
 pub(crate) use tables::testing as square_table_testing;
 

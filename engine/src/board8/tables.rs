@@ -1,8 +1,21 @@
 //! The learned piece-square tables of the 8x8 board's rules ([`SquareTable`]), as
 //! `engine tune-squares` wrote them: each file in `tables/` says how it was fitted.
 
+use super::net::Net;
 use crate::eval::squares::SquareTable;
 use crate::variant::{Rules, Variant};
+
+/// Orthodox chess's network (`engine tune-net` wrote the file).
+static CHESS_NET: Net = include!("tables/chess_net.rs");
+
+/// The network of `rules`, if it has one.
+#[inline]
+pub(crate) fn net(rules: Rules) -> Option<&'static Net> {
+    match rules.variant() {
+        Variant::Chess => Some(&CHESS_NET),
+        Variant::Latte | Variant::Secutor => None,
+    }
+}
 
 /// Orthodox chess's table (its file is laid out as diagrams, the eighth rank first).
 const CHESS_TABLE: SquareTable = SquareTable::from_diagram(include!("tables/chess.rs"));
@@ -81,6 +94,18 @@ mod tests {
     fn the_shipped_table_is_its_file_read_as_diagrams() {
         let read = crate::tune::emit::literal_order(include_str!("tables/chess.rs"));
         assert_eq!(SquareTable::from_diagram(read), CHESS);
+    }
+
+    /// The shipped network's file below its header is what `tune-net` writes of it.
+    #[test]
+    fn the_shipped_network_file_is_what_the_fit_writes() {
+        let src = include_str!("tables/chess_net.rs");
+        let body: String = src
+            .lines()
+            .skip_while(|l| l.starts_with("//"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(body, CHESS_NET.source(&[]));
     }
 
     /// The shipped file below its header is what `tune-squares` writes of the table: the

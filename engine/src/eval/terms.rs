@@ -185,6 +185,13 @@ pub(crate) trait EvalBoard {
         None
     }
 
+    /// The small network's output for the side to move, in centipawns before `NetScale`
+    /// ([`crate::board8::net`]); `None` where the rules have none.
+    #[inline]
+    fn net_output(&self) -> Option<i32> {
+        None
+    }
+
     /// The file whose pawns shelter a king on `sq`.
     #[inline]
     fn king_file(sq: Self::Square) -> u8 {
@@ -271,7 +278,12 @@ pub(crate) fn evaluate<B: EvalBoard>(
     let (bm, be) = (bm + p.hanging_mg * bh, be + p.hanging_eg * bh);
     let white = taper(wm - bm, we - be, board.sums().phase());
     let score = if turn == Color::White { white } else { -white };
-    score + p.tempo
+    let net = if p.net_scale != 0 {
+        board.net_output().map_or(0, |n| n * p.net_scale / 100)
+    } else {
+        0
+    };
+    score + net + p.tempo
 }
 
 /// How many of the enemy's pieces (pawns and king aside) `color` attacks (`attacks`) while no

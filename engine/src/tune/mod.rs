@@ -18,6 +18,7 @@
 
 pub(crate) mod emit;
 mod fit;
+pub mod net;
 mod samples;
 mod weights;
 
@@ -52,6 +53,12 @@ pub enum TuneError {
     /// The rules have no learned table to tune.
     #[error("{0} has no learned square table (only orthodox chess has one)")]
     NoTable(crate::variant::Rules),
+    /// The rules have no network to fit.
+    #[error("{0} has no evaluation network (only orthodox chess has one)")]
+    NoNetwork(crate::variant::Rules),
+    /// A batch of no positions.
+    #[error("--batch must be at least 1 position")]
+    Batch,
     /// The weights' fit reads positions of the 8x8 board only.
     #[error(
         "{0} is not played on the 8x8 board: tune-weights reads chess and Latte positions only"

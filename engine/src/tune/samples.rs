@@ -563,7 +563,12 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 [0.5]
 rnbqkb1r/pppppppp/8/8/4n3/8/PPPPQPPP/RNB1KBNR w KQkq - 0 1 [1.0]
 4k3/8/8/8/8/8/4P3/4K3 b - - 0 1 [1.0]
 ";
-        let s = Samples::read(text, rules, &Params::default()).expect("reads");
+        // Without the network on top, so that the start position's base is the tempo alone.
+        let params = Params {
+            net_scale: 0,
+            ..Params::default()
+        };
+        let s = Samples::read(text, rules, &params).expect("reads");
         assert_eq!((s.read, s.not_quiet, s.len()), (3, 1, 2));
         // The start position, balanced but for the tempo, full middle game: 32 squares, two
         // king cells for each of the 30 pieces below the kings, the mobility of the 14 pieces

@@ -1,0 +1,119 @@
+//! `engine tune-net`: fits the evaluation's small network to labelled positions.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use engine::tune::net::{NetConfig, NetSamples};
+use engine::tune::{check_learning_rate, enough_positions, TuneError};
+
+use crate::fit_args::DataArgs;
+
+#[derive(Args)]
+pub(crate) struct NetArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Passes over the training positions (0: print the evaluation's loss alone).
+    #[arg(long, default_value_t = 16)]
+    epochs: usize,
+    /// Adam's step size.
+    #[arg(long, default_value_t = 0.001)]
+    learning_rate: f64,
+    /// Positions per step.
+    #[arg(long, default_value_t = 1024)]
+    batch: usize,
+    /// The seed of the first weights and of the positions' order.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the fitted network here (the engine's is `engine/src/board8/tables/chess_net.rs`).
+    #[arg(long)]
+    out: Option<String>,
+    /// Where the positions came from, for the written file's header.
+    #[arg(long)]
+    source: Option<String>,
+}
+
+pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
+    check_learning_rate(a.learning_rate)?;
+    if a.epochs == 0 && a.out.is_some() {
+        anyhow::bail!("--epochs 0 fits nothing; there is no network for --out to write");
+    }
+    if a.batch == 0 {
+        return Err(TuneError::Batch.into());
+    }
+    let rules = a.data.rules()?;
+    if !engine::board8::has_net(rules) {
+        return Err(TuneError::NoNetwork(rules).into());
+    }
+    let params = a.data.params()?;
+    let started = Instant::now();
+    let samples = a
+        .data
+        .read_all(
+            |text| Ok(NetSamples::read(text, rules, &params)?),
+            |s| (s.counts, s.len()),
+            NetSamples::append,
+        )?
+        .unwrap_or_default();
+    enough_positions(samples.len())?;
+    let config = NetConfig {
+        epochs: a.epochs,
+        learning_rate: a.learning_rate,
+        batch: a.batch,
+        holdout: a.data.holdout,
+        seed: a.seed,
+    };
+    let k = engine::tune::net::fit_scale(&samples);
+    let before = config.losses(&samples, k, None);
+    println!(
+        "{} quiet positions read in {:.1} s; K = {k:.4}; the evaluation alone: train {:.6}, held out {:.6}",
+        samples.len(),
+        started.elapsed().as_secs_f64(),
+        before.train,
+        before.holdout
+    );
+    if a.epochs == 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (net, best) = config.fit(&samples, k, |epoch, l| {
+        println!(
+            "epoch {epoch:>4}  train {:.6}  held out {:.6}  ({:.0} s)",
+            l.train,
+            l.holdout,
+            started.elapsed().as_secs_f64()
+        );
+    });
+    let fixed = net.quantised();
+    let q = config.quantised_losses(&samples, k, &fixed);
+    println!(
+        "best held out {:.6} (train {:.6}); in fixed point as the engine reads it: held out {:.6} (train {:.6})",
+        best.holdout, best.train, q.holdout, q.train
+    );
+    if let Some(out) = &a.out {
+        let mut header = vec![
+            format!(
+                "Fitted by `engine tune-net` on {} quiet positions of {} ({}), {} epochs, batch {}, learning rate {}, seed {}:",
+                samples.len(),
+                rules,
+                a.data.positions.join(", "),
+                a.epochs,
+                config.batch,
+                a.learning_rate,
+                a.seed
+            ),
+            format!(
+                "K {k:.4}; mean squared error of the evaluation alone {:.6}, held out {:.6}; with this network {:.6}, held out {:.6}.",
+                before.train, before.holdout, q.train, q.holdout
+            ),
+        ];
+        if let Some(source) = &a.source {
+            header.push(format!("Positions: {source}."));
+        }
+        std::fs::write(out, fixed.source(&header))
+            .with_context(|| format!("cannot write {out}"))?;
+        println!("network written to {out}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
