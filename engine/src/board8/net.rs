@@ -55,6 +55,20 @@ pub fn feature(view: Color, king_file: u8, color: Color, role: Role, sq: Square)
     (side * 6 + role.index()) * 64 + relative
 }
 
+/// Hands each input of `view`'s view of `board` to `add`: what the engine sums and the fit
+/// stores, from one list.
+#[inline]
+pub fn inputs(board: &Board, view: Color, add: &mut dyn FnMut(usize)) {
+    let king = board.king_of(view).file_index();
+    for color in [Color::White, Color::Black] {
+        for &role in &Role::ALL[..=Role::King.index()] {
+            for sq in board.pieces(color, role) {
+                add(feature(view, king, color, role, sq));
+            }
+        }
+    }
+}
+
 /// The network in fixed point, as the engine evaluates it.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
@@ -129,44 +143,23 @@ impl Net {
         out
     }
 
-    /// The hidden sums of `view`'s view of `board`.
+    /// The hidden sums of the inputs `each` hands over.
     #[inline]
-    fn sums(&self, board: &Board, view: Color) -> [i16; HIDDEN] {
+    fn sums(&self, each: impl FnOnce(&mut dyn FnMut(usize))) -> [i16; HIDDEN] {
         let mut acc = self.bias;
-        let king = board.king_of(view).file_index();
-        for color in [Color::White, Color::Black] {
-            for role in [
-                Role::Pawn,
-                Role::Knight,
-                Role::Bishop,
-                Role::Rook,
-                Role::Queen,
-                Role::King,
-            ] {
-                for sq in board.pieces(color, role) {
-                    let row = &self.input[feature(view, king, color, role, sq)];
-                    for (a, w) in acc.iter_mut().zip(row) {
-                        *a += w;
-                    }
-                }
+        each(&mut |f| {
+            for (a, w) in acc.iter_mut().zip(&self.input[f]) {
+                *a += w;
             }
-        }
+        });
         acc
     }
 
     /// The output for the side to move, in centipawns, of the inputs of its view and of the
     /// other's (what the fit holds of a position instead of its board).
     pub fn evaluate_inputs(&self, stm: &[u16], other: &[u16]) -> i32 {
-        let sums = |inputs: &[u16]| {
-            let mut acc = self.bias;
-            for &f in inputs {
-                for (a, w) in acc.iter_mut().zip(&self.input[usize::from(f)]) {
-                    *a += w;
-                }
-            }
-            acc
-        };
-        self.output(&sums(stm), &sums(other))
+        let of = |inputs: &[u16]| self.sums(|add| inputs.iter().for_each(|&f| add(f.into())));
+        self.output(&of(stm), &of(other))
     }
 
     /// The output for the side to move, in centipawns, given its view's sums and the other's.
@@ -183,8 +176,8 @@ impl Net {
     /// The network's output for the side to move of `board`, in centipawns.
     #[inline]
     pub fn evaluate(&self, board: &Board) -> i32 {
+        let of = |view| self.sums(|add| inputs(board, view, add));
         let turn = board.turn();
-        let (stm, other) = (self.sums(board, turn), self.sums(board, !turn));
-        self.output(&stm, &other)
+        self.output(&of(turn), &of(!turn))
     }
 }

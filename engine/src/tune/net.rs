@@ -14,12 +14,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::fit::sigmoid;
 use super::samples::{quiet_positions, Counts};
 use super::TuneError;
-use crate::board8::net::{feature, Net, HIDDEN, INPUTS, OUTPUT_LIMIT, OUTPUT_SCALE, WEIGHT_LIMIT};
+use crate::board8::net::{inputs, Net, HIDDEN, INPUTS, OUTPUT_LIMIT, OUTPUT_SCALE, WEIGHT_LIMIT};
 use crate::board8::Board;
 use crate::eval::{PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::Position;
-use crate::types::{Color, Role};
+use crate::types::Color;
 use crate::variant::Rules;
 
 /// The quiet positions of a data set for the network's fit.
@@ -37,8 +37,6 @@ pub struct NetSamples {
     pub offsets: Vec<(u32, u32)>,
     /// The game each sample came from (the hold-out splits by it).
     pub game: Vec<u32>,
-    /// Games seen.
-    pub games: u32,
     /// What the reader counted (games, lines, positions not quiet).
     pub counts: Counts,
 }
@@ -64,7 +62,6 @@ impl NetSamples {
         let counts = quiet_positions(text, rules, &base, |board, game, result| {
             out.push(&board, &base, &mut pawns, game, result);
         })?;
-        out.games = counts.games;
         out.counts = counts;
         Ok(out)
     }
@@ -78,9 +75,8 @@ impl NetSamples {
         self.inputs.extend(other.inputs);
         self.offsets
             .extend(other.offsets.iter().map(|(a, b)| (a + shift, b + shift)));
-        let games = self.games;
+        let games = self.counts.games;
         self.game.extend(other.game.iter().map(|g| g + games));
-        self.games += other.games;
         self.counts.games += other.counts.games;
         self.counts.read += other.counts.read;
         self.counts.not_quiet += other.counts.not_quiet;
@@ -94,21 +90,9 @@ impl NetSamples {
         self.white_to_move.push(white);
         self.game.push(game);
         let start = self.inputs.len() as u32;
-        let mut mid = start;
-        for view in [Color::White, Color::Black] {
-            if view == Color::Black {
-                mid = self.inputs.len() as u32;
-            }
-            let king = board.king_of(view).file_index();
-            for color in [Color::White, Color::Black] {
-                for role in Role::ALL[..6].iter().copied() {
-                    for sq in board.pieces(color, role) {
-                        self.inputs
-                            .push(feature(view, king, color, role, sq) as u16);
-                    }
-                }
-            }
-        }
+        inputs(board, Color::White, &mut |f| self.inputs.push(f as u16));
+        let mid = self.inputs.len() as u32;
+        inputs(board, Color::Black, &mut |f| self.inputs.push(f as u16));
         self.offsets.push((start, mid));
     }
 
