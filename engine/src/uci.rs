@@ -260,6 +260,9 @@ fn info_line<P: SearchPosition>(root: &P, info: &Info<P::Move>) -> String {
     )
 }
 
+/// One per UCI process, made once: the 8x8 board's (with its network's sums) being a few
+/// hundred bytes bigger costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum AnySession {
     Board8(Session<Board>),
     Gustavian(Session<gustavian::Position>),

@@ -3,6 +3,7 @@
 use super::attacks;
 use super::castling::Rights;
 use super::eval::piece_square;
+use super::net::Accumulator;
 use super::square::{Bitboard, Square};
 use super::zobrist;
 use crate::eval::EvalSums;
@@ -14,7 +15,8 @@ use crate::variant::Rules;
 /// Invariants (kept by the FEN reader and `make_move`): one king per side; `castling` holds
 /// only rights whose pieces stand on their squares (and no G/B without its K/Q, and none under
 /// `normal`); `ep` is set only when an en-passant capture is legal; `key` equals
-/// `recompute_key()`; `sums` equals `recount_eval_sums()`.
+/// `recompute_key()`; `sums` equals `recount_eval_sums()`; `net` equals `Accumulator::fresh`
+/// under rules with a network.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Board {
     pub(crate) by_role: [Bitboard; 6],
@@ -30,6 +32,9 @@ pub struct Board {
     /// Material counts, piece-square sums and pawn key: kept by `put`, `remove` and `shift`,
     /// restored by `unmake`.
     pub(crate) sums: EvalSums,
+    /// The network's hidden sums of each side's view ([`super::net`]), under rules with a
+    /// network: kept by `make`, restored by `unmake`, equal to `Accumulator::fresh`.
+    pub(crate) net: Accumulator,
     pub(crate) rules: Rules,
 }
 
@@ -47,6 +52,7 @@ impl Board {
             fullmove: 1,
             key: 0,
             sums: EvalSums::default(),
+            net: Accumulator::default(),
             rules,
         }
     }

@@ -220,7 +220,7 @@ impl EvalBoard for Board {
 
     #[inline]
     fn net_output(&self) -> Option<i32> {
-        super::tables::net(self.rules).map(|n| n.evaluate(self))
+        super::tables::net(self.rules).map(|n| n.evaluate_kept(&self.net, self.turn))
     }
 
     #[inline]
@@ -787,6 +787,46 @@ mod tests {
             outputs.insert(net.evaluate(&p));
         }
         assert!(outputs.len() > 10, "the network's outputs: {outputs:?}");
+    }
+
+    /// The network's sums the board keeps through `make` and `unmake` are, after every legal
+    /// move along playouts from every chess perft position (castling either way, promotions,
+    /// en passant, kings crossing between the d and e files), the sums of its pieces afresh.
+    #[test]
+    fn the_networks_kept_sums_are_the_pieces_sums_after_every_move() {
+        use super::super::net::Accumulator;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(14);
+        let (mut checked, mut crossings) = (0, 0);
+        for (rules, fen) in suite() {
+            let Some(net) = super::super::tables::net(rules) else {
+                continue;
+            };
+            let mut p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+            for _ in 0..24 {
+                assert_eq!(p.net, Accumulator::fresh(net, &p), "{}", p.to_fen());
+                let moves = p.legal_move_list();
+                for &mv in &moves {
+                    let before = p.clone();
+                    let wing = |b: &Board| b.king_of(before.turn).file_index() < 4;
+                    let undo = p.make(mv);
+                    let ctx = format!("{mv:?} after {}", before.to_fen());
+                    assert_eq!(p.net, Accumulator::fresh(net, &p), "{ctx}");
+                    assert_eq!(net.evaluate_kept(&p.net, p.turn), net.evaluate(&p), "{ctx}");
+                    crossings += usize::from(wing(&p) != wing(&before));
+                    checked += 1;
+                    p.unmake(mv, undo);
+                    assert_eq!(p, before, "unmake {ctx}");
+                }
+                if moves.is_empty() {
+                    break;
+                }
+                p.make(moves[rng.gen_range(0..moves.len())]);
+            }
+        }
+        assert!(
+            checked > 10_000 && crossings > 100,
+            "{checked} moves, {crossings} crossings"
+        );
     }
 
     /// `NetScale` weighs the network's output and nothing else: at 100 the evaluation is the

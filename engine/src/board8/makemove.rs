@@ -1,9 +1,10 @@
-//! Making and unmaking moves on the 8x8 board, with the key and the evaluation sums kept
-//! incrementally by `make` and restored by `unmake`.
+//! Making and unmaking moves on the 8x8 board, with the key, the evaluation sums and the
+//! network's sums kept incrementally by `make` and restored by `unmake`.
 
 use super::board::Board;
 use super::castling::{Rights, KING_FROM};
 use super::moves::{Move, MoveKind};
+use super::net::{Accumulator, Placed};
 use super::square::Square;
 use super::zobrist;
 use crate::eval::EvalSums;
@@ -19,6 +20,8 @@ pub struct Undo {
     key: u64,
     /// The evaluation sums before the move: `unmake` restores them as it restores the key.
     sums: EvalSums,
+    /// The network's sums before the move, restored likewise.
+    net: Accumulator,
 }
 
 impl Board {
@@ -31,8 +34,11 @@ impl Board {
             halfmove: self.halfmove,
             key: self.key,
             sums: self.sums,
+            net: self.net,
         };
         let us = self.turn;
+        let king_file = self.king_of(us).file_index();
+        let mut moved = Placed::NONE;
         let (from, to) = (mv.from(), mv.to());
         if let Some(ep) = self.ep.take() {
             self.key ^= zobrist::KEYS.ep_file[ep.file_index() as usize];
@@ -46,13 +52,17 @@ impl Board {
                     let king = Piece::new(us, Role::King);
                     let rook = Piece::new(us, Role::Rook);
                     self.remove(from, king);
+                    moved.lift(king, from);
                     for &r in g.rooks_from {
                         self.remove(r.relative(us), rook);
+                        moved.lift(rook, r.relative(us));
                     }
                     for &r in g.rooks_to {
                         self.put(r.relative(us), rook);
+                        moved.place(rook, r.relative(us));
                     }
                     self.put(to, king);
+                    moved.place(king, to);
                 }
             }
             _ => {
@@ -60,22 +70,29 @@ impl Board {
                     debug_assert!(false, "no piece on {from} for {mv:?}");
                     return undo;
                 };
+                moved.lift(piece, from);
                 if kind == MoveKind::EnPassant {
                     let victim = to.forward_of(!us);
                     captured = self.mailbox[victim.index()];
                     if let Some(v) = captured {
                         self.remove(victim, v);
+                        moved.lift(v, victim);
                     }
                 } else if let Some(v) = self.mailbox[to.index()] {
                     captured = Some(v);
                     self.remove(to, v);
+                    moved.lift(v, to);
                 }
                 match kind {
                     MoveKind::Promotion(role) => {
                         self.remove(from, piece);
                         self.put(to, Piece::new(us, role));
+                        moved.place(Piece::new(us, role), to);
                     }
-                    _ => self.shift(from, to, piece),
+                    _ => {
+                        self.shift(from, to, piece);
+                        moved.place(piece, to);
+                    }
                 }
                 if piece.role == Role::Pawn || captured.is_some() {
                     self.halfmove = 0;
@@ -98,6 +115,14 @@ impl Board {
             if self.ep_capture_legal(ep) {
                 self.ep = Some(ep);
                 self.key ^= zobrist::KEYS.ep_file[ep.file_index() as usize];
+            }
+        }
+        if let Some(net) = super::tables::net(self.rules) {
+            let kings = Color::ALL.map(|c| self.king_of(c).file_index());
+            if let Some(view) = self.net.play(net, kings, us, king_file, &moved) {
+                let mut sums = self.net;
+                sums.refresh(net, self, view);
+                self.net = sums;
             }
         }
         Undo { captured, ..undo }
@@ -151,5 +176,6 @@ impl Board {
         self.halfmove = undo.halfmove;
         self.key = undo.key;
         self.sums = undo.sums;
+        self.net = undo.net;
     }
 }

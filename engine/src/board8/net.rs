@@ -16,11 +16,17 @@
 //! partly that noise, which costs a search more than the better prediction gains. At half
 //! weight (`NetScale` 50) the noise costs a quarter as much and the sense half: so weighed it
 //! won its SPRT by 26.7 Elo (`examples/sprt-net.toml`).
+//!
+//! The board keeps each view's hidden sums ([`Accumulator`]) as it keeps its piece-square
+//! sums: `make` adds and takes away the rows of the pieces that moved (a view is summed afresh
+//! only when its king crosses between the d and e files, which mirrors every input), `unmake`
+//! restores the sums it saved, and an evaluation reads them instead of summing some thirty rows
+//! of each view afresh.
 
 use super::{Board, Square};
 use crate::eval::squares::king_side;
 use crate::position::Position;
-use crate::types::{Color, Role};
+use crate::types::{Color, Piece, Role};
 
 /// Inputs of one view: (own or enemy, role, square) cells.
 pub const INPUTS: usize = 2 * 6 * 64;
@@ -173,11 +179,141 @@ impl Net {
         sum / (QB * QA)
     }
 
-    /// The network's output for the side to move of `board`, in centipawns.
-    #[inline]
+    /// The network's output for the side to move of `board`, in centipawns, summed afresh
+    /// from its pieces (what the board's kept sums must give: [`Net::evaluate_kept`]).
     pub fn evaluate(&self, board: &Board) -> i32 {
         let of = |view| self.sums(|add| inputs(board, view, add));
         let turn = board.turn();
         self.output(&of(turn), &of(!turn))
+    }
+
+    /// The network's output for `turn`, in centipawns, from the hidden sums a board keeps.
+    #[inline]
+    pub fn evaluate_kept(&self, sums: &Accumulator, turn: Color) -> i32 {
+        self.output(&sums.views[turn.index()], &sums.views[(!turn).index()])
+    }
+}
+
+/// Each side's view's hidden sums of one board (the first layer, before clipping), kept by
+/// the board through `make` and `unmake` so that an evaluation does not sum them afresh.
+/// All zeros under rules without a network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(32))]
+pub struct Accumulator {
+    /// By [`Color::index`] of the view.
+    views: [[i16; HIDDEN]; 2],
+}
+
+impl Default for Accumulator {
+    fn default() -> Self {
+        Accumulator {
+            views: [[0; HIDDEN]; 2],
+        }
+    }
+}
+
+/// The pieces one move lifts and places, as `make` lists them for [`Accumulator::play`]: at
+/// most a king and two rooks each way (Latte's two-rook castling), and a capture.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Placed {
+    lifted: [(Piece, Square); 4],
+    lifted_len: usize,
+    placed: [(Piece, Square); 3],
+    placed_len: usize,
+}
+
+impl Placed {
+    pub(crate) const NONE: Placed = Placed {
+        lifted: [(Piece::new(Color::White, Role::Pawn), Square::ALL[0]); 4],
+        lifted_len: 0,
+        placed: [(Piece::new(Color::White, Role::Pawn), Square::ALL[0]); 3],
+        placed_len: 0,
+    };
+
+    #[inline]
+    pub(crate) fn lift(&mut self, piece: Piece, sq: Square) {
+        if let Some(slot) = self.lifted.get_mut(self.lifted_len) {
+            *slot = (piece, sq);
+            self.lifted_len += 1;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn place(&mut self, piece: Piece, sq: Square) {
+        if let Some(slot) = self.placed.get_mut(self.placed_len) {
+            *slot = (piece, sq);
+            self.placed_len += 1;
+        }
+    }
+}
+
+impl Accumulator {
+    /// The sums of `board` from its pieces.
+    pub fn fresh(net: &Net, board: &Board) -> Accumulator {
+        Accumulator {
+            views: Color::ALL.map(|view| net.sums(|add| inputs(board, view, add))),
+        }
+    }
+
+    /// The sums after the move `moved` lists was played on a board whose sums these were:
+    /// `kings` holds each side's king's file after it, `king_file` the mover's before it.
+    /// Returns the view to sum afresh (with [`Accumulator::refresh`]) when the mover's king
+    /// crossed between the d and e files, which mirrors every input of its view.
+    #[inline]
+    #[must_use]
+    pub(crate) fn play(
+        &mut self,
+        net: &Net,
+        kings: [u8; 2],
+        mover: Color,
+        king_file: u8,
+        moved: &Placed,
+    ) -> Option<Color> {
+        let mut stale = None;
+        for view in Color::ALL {
+            let file = kings[view.index()];
+            if view == mover && (file < 4) != (king_file < 4) {
+                stale = Some(view);
+                continue;
+            }
+            let index = |&(p, sq): &(Piece, Square)| feature(view, file, p.color, p.role, sq);
+            let acc = &mut self.views[view.index()];
+            let lifted = &moved.lifted[..moved.lifted_len];
+            let placed = &moved.placed[..moved.placed_len];
+            match (lifted, placed) {
+                // A quiet move or a capture: one pass over the row, as the compiler vectorises it.
+                ([from], [to]) => {
+                    let (a, b) = (&net.input[index(to)], &net.input[index(from)]);
+                    for j in 0..HIDDEN {
+                        acc[j] += a[j] - b[j];
+                    }
+                }
+                ([from, taken], [to]) => {
+                    let (a, b, c) = (
+                        &net.input[index(to)],
+                        &net.input[index(from)],
+                        &net.input[index(taken)],
+                    );
+                    for j in 0..HIDDEN {
+                        acc[j] += a[j] - b[j] - c[j];
+                    }
+                }
+                _ => {
+                    for f in placed.iter().map(index) {
+                        acc.iter_mut().zip(&net.input[f]).for_each(|(a, w)| *a += w);
+                    }
+                    for f in lifted.iter().map(index) {
+                        acc.iter_mut().zip(&net.input[f]).for_each(|(a, w)| *a -= w);
+                    }
+                }
+            }
+        }
+        stale
+    }
+
+    /// Sums `view`'s view of `board` afresh.
+    #[inline]
+    pub(crate) fn refresh(&mut self, net: &Net, board: &Board, view: Color) {
+        self.views[view.index()] = net.sums(|add| inputs(board, view, add));
     }
 }
