@@ -94,6 +94,15 @@ struct PositionsArgs {
     /// Plies from each game's start that are never kept (the book's, not the players').
     #[arg(long, default_value_t = 8)]
     skip_plies: usize,
+    /// Instead of each kept position, write one 1 to WALK random legal moves off it (not in
+    /// check, no winning capture or promotion to play), unlabelled, for `worker label` to
+    /// score: the positions a search meets besides the game's own line.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=40))]
+    walk: Option<u16>,
+    /// The seed of the walks (with each game's number: the same files and seed write the
+    /// same positions).
+    #[arg(long, default_value_t = 1, requires = "walk")]
+    walk_seed: u64,
     /// Output file.
     #[arg(long)]
     out: PathBuf,
@@ -562,6 +571,10 @@ fn run_positions(a: PositionsArgs) -> Result<(), WorkerError> {
     let filter = crate::positions::Filter {
         rules: a.rules.rules()?,
         skip_plies: a.skip_plies,
+        walk: a.walk.map(|plies| crate::positions::Walk {
+            max_plies: plies.into(),
+            seed: a.walk_seed,
+        }),
     };
     let output = |source| WorkerError::Output {
         path: a.out.clone(),
@@ -588,6 +601,14 @@ fn run_positions(a: PositionsArgs) -> Result<(), WorkerError> {
         tally.repeated_games,
         a.out.display()
     );
+    if let Some(plies) = a.walk {
+        println!(
+            "each a walk of 1 to {plies} random moves off a game's position, unlabelled \
+             ({} positions given up after {} walks): score them with `worker label`",
+            tally.unwalked,
+            crate::positions::WALK_TRIES
+        );
+    }
     if tally.repeated_games > 0 {
         // The data a user meant to collect is halved: say why and how to get it whole.
         println!(
@@ -618,7 +639,7 @@ fn run_label(a: LabelArgs) -> Result<(), WorkerError> {
     config
         .check()
         .map_err(|e| WorkerError::Invalid(e.to_string()))?;
-    crate::label::check_input(open()?, config.rules)
+    crate::label::check_input(open()?, &config)
         .map_err(|e| WorkerError::Invalid(format!("{}: {e}", a.positions.display())))?;
     let input = open()?;
     let mut out = create(&a.out)?;

@@ -10,6 +10,10 @@
 //! blended with the game's result as `lambda * p + (1 - lambda) * result` (`lambda` 1: the
 //! engine alone). `engine tune-squares` reads such scores as it reads results.
 //!
+//! A line may also be a bare FEN (what `worker positions --walk` writes: a position off the
+//! game's line has no result of its own); such a line is labelled by the engine alone, so it
+//! is refused when `lambda` is below 1.
+//!
 //! The work is streamed: positions are read, searched by `concurrency` players (one engine
 //! process each) and written in input order, with at most [`MAX_WAITING`] finished lines held
 //! back behind a slow one, so a file of millions of lines needs no more memory than a few.
@@ -122,6 +126,17 @@ pub enum LabelError {
     /// A line that is not `FEN [result]`.
     #[error(transparent)]
     Syntax(#[from] engine::tune::TuneError),
+    /// A bare FEN where the label is to blend the game's result (`lambda` below 1).
+    #[error(
+        "positions line {line}: a FEN without a result, which a lambda of {lambda} would blend \
+         into the label; label such lines with lambda 1 (the engine alone)"
+    )]
+    NoResult {
+        /// 1-based line.
+        line: usize,
+        /// The blend asked for.
+        lambda: f64,
+    },
     /// A FEN that is not a legal position of the rules.
     #[error("positions line {line}: {detail}")]
     Fen {
@@ -215,7 +230,7 @@ impl<R: BufRead, W: Write> WithSearchPosition for Run<'_, R, W> {
                 });
             }
             drop(done_tx);
-            let outcome = feed(self.input, self.out, job_tx, &done_rx);
+            let outcome = feed(self.input, self.out, job_tx, &done_rx, config.lambda);
             // Dropping the job sender (inside `feed`) ends the searchers once they finish.
             outcome
         })
@@ -256,6 +271,19 @@ fn search<P: SearchPosition>(
     Ok((format!("{} [{p:.4}]", job.fen), white.abs() >= MATE_BOUND))
 }
 
+/// The FEN and result of a line (`None` for a blank line or a comment): `FEN [result]`, or a
+/// bare FEN when the engine's score is the whole label (its result then never read).
+fn read_line(line: usize, text: &str, lambda: f64) -> Result<Option<(&str, f32)>, LabelError> {
+    let t = text.trim();
+    if !t.is_empty() && !t.starts_with('#') && !t.contains('[') {
+        if lambda < 1.0 {
+            return Err(LabelError::NoResult { line, lambda });
+        }
+        return Ok(Some((t, 0.5)));
+    }
+    Ok(parse_line(line, text)?.map(|l| (l.fen, l.result)))
+}
+
 /// The game of line `line`'s FEN: refused if it is no position of `rules` or the game is over
 /// in it (nothing to search).
 fn ready<P: SearchPosition>(rules: Rules, line: usize, fen: &str) -> Result<Game<P>, LabelError> {
@@ -277,12 +305,19 @@ fn ready<P: SearchPosition>(rules: Rules, line: usize, fen: &str) -> Result<Game
 /// hours, and a finished position on line 1,348 stopped such a run after half a minute (a
 /// line at 150,000 would have stopped it after hours): the command checks the whole file
 /// first. One line at a time, like the labelling itself, so no file is too big for it.
-pub fn check_input(input: impl BufRead, rules: Rules) -> Result<usize, LabelError> {
-    with_search_position(rules, Check { input })
+pub fn check_input(input: impl BufRead, config: &LabelConfig) -> Result<usize, LabelError> {
+    with_search_position(
+        config.rules,
+        Check {
+            input,
+            lambda: config.lambda,
+        },
+    )
 }
 
 struct Check<R> {
     input: R,
+    lambda: f64,
 }
 
 impl<R: BufRead> WithSearchPosition for Check<R> {
@@ -293,10 +328,10 @@ impl<R: BufRead> WithSearchPosition for Check<R> {
         for (i, text) in self.input.lines().enumerate() {
             let text = text?;
             let line = i + 1;
-            let Some(l) = parse_line(line, &text)? else {
+            let Some((fen, _)) = read_line(line, &text, self.lambda)? else {
                 continue;
             };
-            ready::<P>(rules, line, l.fen)?;
+            ready::<P>(rules, line, fen)?;
             positions += 1;
         }
         Ok(positions)
@@ -318,6 +353,7 @@ fn feed(
     out: &mut impl Write,
     jobs: mpsc::SyncSender<Job>,
     done: &mpsc::Receiver<Done>,
+    lambda: f64,
 ) -> Result<LabelTally, LabelError> {
     let mut tally = LabelTally::default();
     let mut waiting: BTreeMap<usize, (String, bool)> = BTreeMap::new();
@@ -341,13 +377,13 @@ fn feed(
     for (i, text) in input.lines().enumerate() {
         let text = text?;
         let line = i + 1;
-        let Some(l) = parse_line(line, &text)? else {
+        let Some((fen, result)) = read_line(line, &text, lambda)? else {
             continue;
         };
         let job = Job {
             line,
-            fen: l.fen.to_string(),
-            result: l.result,
+            fen: fen.to_string(),
+            result,
         };
         sent.push_back(line);
         if jobs.send(job).is_err() {
@@ -397,10 +433,9 @@ mod tests {
     /// at: a bad label, a FEN the rules refuse, a finished game.
     #[test]
     fn the_check_counts_positions_and_names_the_line_labelling_would_stop_at() {
-        let rules = Rules::default_for(Variant::Chess);
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let good = format!("{start} [0.5]\n# a comment\n\n{start} [1.0]\n");
-        assert_eq!(check_input(good.as_bytes(), rules).expect("good"), 2);
+        assert_eq!(check_input(good.as_bytes(), &config()).expect("good"), 2);
         for (bad, needle) in [
             (format!("{start} [2]\n"), "positions line 1: result"),
             ("8/8/8 w - - 0 1 [0.5]\n".to_string(), "positions line 1"),
@@ -409,9 +444,36 @@ mod tests {
                 "positions line 2: the game is over",
             ),
         ] {
-            let e = check_input(bad.as_bytes(), rules).expect_err("refused");
+            let e = check_input(bad.as_bytes(), &config()).expect_err("refused");
             assert!(e.to_string().contains(needle), "{bad}: {e}");
         }
+    }
+
+    /// A bare FEN (a walked position, no result of its own) is read when the engine's score
+    /// is the whole label, and refused by name when a lambda below 1 would blend a result in.
+    #[test]
+    fn a_bare_fen_is_labelled_by_the_engine_alone() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let text = format!("{start}\n{start} [1.0]\n");
+        assert_eq!(check_input(text.as_bytes(), &config()).expect("read"), 2);
+        let (out, tally) = run(&text, &config()).expect("labels");
+        assert_eq!(tally.positions, 2);
+        let first = out.lines().next().expect("a line");
+        let parsed = parse_line(1, first).expect("readable").expect("a position");
+        assert_eq!(parsed.fen, start);
+        let blend = LabelConfig {
+            lambda: 0.5,
+            ..config()
+        };
+        let e = check_input(text.as_bytes(), &blend).expect_err("refused");
+        assert!(matches!(e, LabelError::NoResult { line: 1, .. }), "{e}");
+        assert!(
+            e.to_string()
+                .contains("positions line 1: a FEN without a result"),
+            "{e}"
+        );
+        let e = run(&text, &blend).expect_err("refused");
+        assert!(matches!(e, LabelError::NoResult { line: 1, .. }), "{e}");
     }
 
     #[test]

@@ -7,6 +7,15 @@
 //! played captures or promotes (the evaluation would miss the material in flight) or the
 //! mover's score was a mate (the result was decided, whatever the evaluation says).
 //!
+//! With a walk ([`Walk`]), each kept position is replaced by one a few random legal moves off
+//! it, written as a bare FEN for `worker label` to score: the games' own positions are the few
+//! a search's tree passes through, and a network fitted to them alone learned nothing of the
+//! rest (the loose pieces and odd structures a search meets at every node). A walk ends in a
+//! position a static evaluation can judge (not in check, the game going on, no promotion and
+//! no capture winning material by SEE for the side to move) or is tried again, at most
+//! [`WALK_TRIES`] times. The walk of each game is drawn from the seed and the game's number
+//! alone, so the same files and seed write the same positions.
+//!
 //! A game that repeats an earlier one move for move is skipped: a deterministic engine
 //! playing itself at a fixed node count plays the same game with colours reversed, so half of
 //! such a match would otherwise be written twice, and labelled twice by `worker label`.
@@ -15,8 +24,12 @@ use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::io::Write;
 
-use engine::dispatch::{with_position, WithPosition};
-use engine::{Position, Rules};
+use engine::dispatch::{with_search_position, WithSearchPosition};
+use engine::eval::SearchPosition;
+use engine::params::Params;
+use engine::{Game, Rules};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::pgn::{PgnError, PgnGame};
 
@@ -27,7 +40,21 @@ pub struct Filter {
     pub rules: Rules,
     /// Plies from the game's start position that are never kept.
     pub skip_plies: usize,
+    /// Write a position a random walk off each kept one instead (unlabelled).
+    pub walk: Option<Walk>,
 }
+
+/// A random walk off each kept position: 1 to `max_plies` random legal moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Walk {
+    /// The longest walk, in plies (at least 1).
+    pub max_plies: usize,
+    /// The seed the walks are drawn from (with each game's number).
+    pub seed: u64,
+}
+
+/// Walks tried from one position before it is given up (counted in [`Tally::unwalked`]).
+pub const WALK_TRIES: usize = 8;
 
 /// What reading some games gave.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -40,6 +67,10 @@ pub struct Tally {
     pub repeated_games: usize,
     /// Positions written.
     pub positions: usize,
+    /// Kept positions none of whose walks ended in a position to write.
+    pub unwalked: usize,
+    /// Games read so far, written or skipped: the number each game's walk is seeded by.
+    pub read: u64,
 }
 
 /// The games written so far, by a hash of their start position, moves and result: eight
@@ -82,6 +113,10 @@ pub fn write_positions(
 ) -> Result<(), PositionsError> {
     for (i, game) in games.iter().enumerate() {
         let number = first + i;
+        tally.read += 1;
+        let walk = filter
+            .walk
+            .map(|w| (w, w.seed ^ tally.read.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
         let rules = game.rules().map_err(|source| PgnError::Rules {
             game: number,
             source,
@@ -94,19 +129,26 @@ pub fn write_positions(
             tally.repeated_games += 1;
             continue;
         }
-        let lines = with_position(
+        let (lines, unwalked) = with_search_position(
             rules,
             Extract {
                 game,
                 number,
                 skip: filter.skip_plies,
+                walk,
             },
         )?;
         for fen in &lines {
-            writeln!(out, "{fen} [{label}]").map_err(PositionsError::Write)?;
+            if walk.is_some() {
+                writeln!(out, "{fen}")
+            } else {
+                writeln!(out, "{fen} [{label}]")
+            }
+            .map_err(PositionsError::Write)?;
         }
         tally.games += 1;
         tally.positions += lines.len();
+        tally.unwalked += unwalked;
     }
     Ok(())
 }
@@ -126,12 +168,20 @@ struct Extract<'a> {
     game: &'a PgnGame,
     number: usize,
     skip: usize,
+    /// The walk and its seed for this game.
+    walk: Option<(Walk, u64)>,
 }
 
-impl WithPosition for Extract<'_> {
-    type Output = Result<Vec<String>, PgnError>;
-    fn run<P: Position>(self, rules: Rules) -> Self::Output {
+impl WithSearchPosition for Extract<'_> {
+    /// The FENs to write, and the kept positions whose walks all failed.
+    type Output = Result<(Vec<String>, usize), PgnError>;
+    fn run<P: SearchPosition>(self, rules: Rules) -> Self::Output {
         let mut kept = Vec::new();
+        let mut rng = self
+            .walk
+            .map(|(_, seed)| Xoshiro256PlusPlus::seed_from_u64(seed));
+        let params = Params::default();
+        let mut unwalked = 0;
         self.game
             .replay_in::<P>(rules, self.number, |ply, pos: &P, mv| {
                 let info = pos.move_info(mv);
@@ -147,11 +197,64 @@ impl WithPosition for Extract<'_> {
                     && info.promotion.is_none()
                     && !mate
                 {
-                    kept.push(pos.to_fen());
+                    match (self.walk, rng.as_mut()) {
+                        (Some((walk, _)), Some(rng)) => {
+                            match walk_off(pos, rules, walk, rng, &params) {
+                                Some(fen) => kept.push(fen),
+                                None => unwalked += 1,
+                            }
+                        }
+                        _ => kept.push(pos.to_fen()),
+                    }
                 }
             })?;
-        Ok(kept)
+        Ok((kept, unwalked))
     }
+}
+
+/// The FEN of a position 1 to `walk.max_plies` random legal moves off `from` that a static
+/// evaluation can judge, if one of [`WALK_TRIES`] walks ends in one.
+fn walk_off<P: SearchPosition>(
+    from: &P,
+    rules: Rules,
+    walk: Walk,
+    rng: &mut Xoshiro256PlusPlus,
+    params: &Params,
+) -> Option<String> {
+    for _ in 0..WALK_TRIES {
+        let mut pos = from.clone();
+        let plies = rng.gen_range(1..=walk.max_plies.max(1));
+        let mut moved = true;
+        for _ in 0..plies {
+            let moves = pos.legal_move_list();
+            if moves.is_empty() {
+                moved = false;
+                break;
+            }
+            pos.make_move(moves[rng.gen_range(0..moves.len())]);
+        }
+        if moved && judgeable(&pos, params) {
+            let fen = pos.to_fen();
+            // What `worker label` refuses (a draw by the fifty-move rule or by material)
+            // is not written.
+            let going_on = Game::<P>::from_fen(rules, &fen).is_ok_and(|g| g.outcome().is_none());
+            if going_on {
+                return Some(fen);
+            }
+        }
+    }
+    None
+}
+
+/// Not in check, and no promotion nor any capture that wins material by SEE for the side to
+/// move: a position whose value a static evaluation can read without a search.
+fn judgeable<P: SearchPosition>(pos: &P, params: &Params) -> bool {
+    !pos.in_check()
+        && pos.legal_move_list().iter().all(|&mv| {
+            let info = pos.move_info(mv);
+            info.promotion.is_none()
+                && (info.capture.is_none() || !pos.see_ge_info(info, 1, params))
+        })
 }
 
 #[cfg(test)]
@@ -179,6 +282,7 @@ mod tests {
         let filter = Filter {
             rules: Rules::default_for(engine::Variant::Chess),
             skip_plies: skip,
+            walk: None,
         };
         let mut out = Vec::new();
         let mut tally = Tally::default();
@@ -209,6 +313,69 @@ mod tests {
         assert_eq!(lines.len(), 5, "{text}");
     }
 
+    /// Walked positions replace the kept ones, unlabelled; each is a legal chess position that
+    /// a static evaluation can judge (not in check, nothing winning to capture or promote) and
+    /// not one of the game's own; the same seed writes the same positions, another seed others.
+    #[test]
+    fn walks_write_unlabelled_judgeable_positions_off_the_line_from_the_seed() {
+        let rules = Rules::default_for(engine::Variant::Chess);
+        let walked = |seed: u64| {
+            let games = read(GAME).expect("reads");
+            let filter = Filter {
+                rules,
+                skip_plies: 0,
+                walk: Some(Walk { max_plies: 3, seed }),
+            };
+            let (mut out, mut tally) = (Vec::new(), Tally::default());
+            write_positions(
+                &games,
+                1,
+                filter,
+                &mut SeenGames::default(),
+                &mut out,
+                &mut tally,
+            )
+            .expect("writes");
+            (String::from_utf8(out).expect("text"), tally)
+        };
+        let (plain, _) = run(0);
+        let (text, tally) = walked(5);
+        assert_eq!(tally.positions + tally.unwalked, 5, "{tally:?}");
+        assert!(tally.positions >= 3, "{tally:?}");
+        let params = Params::default();
+        for fen in text.lines() {
+            assert!(!fen.contains('['), "unlabelled: {fen}");
+            assert!(!plain.contains(fen), "off the game's line: {fen}");
+            let p = engine::board8::Board::from_fen(rules, fen).expect("a legal position");
+            assert!(judgeable(&p, &params), "{fen}");
+        }
+        assert_eq!(walked(5).0, text);
+        assert_ne!(walked(6).0, text);
+    }
+
+    /// A capture that wins material, a promotion, or check: not judgeable; a quiet position is.
+    #[test]
+    fn judgeable_positions_have_nothing_to_win_at_once() {
+        let rules = Rules::default_for(engine::Variant::Chess);
+        let params = Params::default();
+        let judge = |fen: &str| {
+            judgeable(
+                &engine::board8::Board::from_fen(rules, fen).expect("fen"),
+                &params,
+            )
+        };
+        assert!(judge(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        ));
+        // A knight en prise to a pawn, a loose rook, a pawn to promote, check.
+        assert!(!judge(
+            "rnbqkb1r/pppppppp/8/8/4n3/3P4/PPP1PPPP/RNBQKBNR w KQkq - 0 3"
+        ));
+        assert!(!judge("4k3/8/8/8/8/8/r7/R3K3 w - - 0 1"));
+        assert!(!judge("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"));
+        assert!(!judge("4k3/8/8/8/8/8/8/r3K3 w - - 0 1"));
+    }
+
     #[test]
     fn the_opening_plies_are_skipped() {
         let (text, tally) = run(4);
@@ -222,6 +389,7 @@ mod tests {
         let filter = Filter {
             rules: Rules::default_for(engine::Variant::Chess),
             skip_plies: 0,
+            walk: None,
         };
         let e = write_positions(
             &games,
@@ -242,6 +410,7 @@ mod tests {
         let filter = Filter {
             rules: Rules::default_for(engine::Variant::Chess),
             skip_plies: 0,
+            walk: None,
         };
         let mut seen = SeenGames::default();
         let mut tally = Tally::default();
