@@ -299,6 +299,24 @@ fn positions_command_refuses_bad_input() {
         ],
         "cannot write /nonexistent/dir/out.txt",
     );
+    // A walk of no plies, one beyond the cap, and a walk seed without a walk.
+    for (extra, needle) in [
+        (&["--walk", "0"][..], "--walk"),
+        (&["--walk", "41"][..], "--walk"),
+        (&["--walk-seed", "3"][..], "--walk"),
+    ] {
+        let mut args = vec![
+            "positions",
+            "--variant",
+            "chess",
+            "--pgn",
+            bad,
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        refused(&args, needle);
+    }
 }
 
 #[test]
