@@ -278,11 +278,15 @@ mod tests {
 "#;
 
     fn run(skip: usize) -> (String, Tally) {
+        run_with(skip, None)
+    }
+
+    fn run_with(skip: usize, walk: Option<Walk>) -> (String, Tally) {
         let games = read(GAME).expect("reads");
         let filter = Filter {
             rules: Rules::default_for(engine::Variant::Chess),
             skip_plies: skip,
-            walk: None,
+            walk,
         };
         let mut out = Vec::new();
         let mut tally = Tally::default();
@@ -319,25 +323,7 @@ mod tests {
     #[test]
     fn walks_write_unlabelled_judgeable_positions_off_the_line_from_the_seed() {
         let rules = Rules::default_for(engine::Variant::Chess);
-        let walked = |seed: u64| {
-            let games = read(GAME).expect("reads");
-            let filter = Filter {
-                rules,
-                skip_plies: 0,
-                walk: Some(Walk { max_plies: 3, seed }),
-            };
-            let (mut out, mut tally) = (Vec::new(), Tally::default());
-            write_positions(
-                &games,
-                1,
-                filter,
-                &mut SeenGames::default(),
-                &mut out,
-                &mut tally,
-            )
-            .expect("writes");
-            (String::from_utf8(out).expect("text"), tally)
-        };
+        let walked = |seed: u64| run_with(0, Some(Walk { max_plies: 3, seed }));
         let (plain, _) = run(0);
         let (text, tally) = walked(5);
         assert_eq!(tally.positions + tally.unwalked, 5, "{tally:?}");
