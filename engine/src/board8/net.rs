@@ -235,6 +235,8 @@ impl Placed {
         if let Some(slot) = self.lifted.get_mut(self.lifted_len) {
             *slot = (piece, sq);
             self.lifted_len += 1;
+        } else {
+            debug_assert!(false, "a move with more pieces lifted than a castling");
         }
     }
 
@@ -243,6 +245,8 @@ impl Placed {
         if let Some(slot) = self.placed.get_mut(self.placed_len) {
             *slot = (piece, sq);
             self.placed_len += 1;
+        } else {
+            debug_assert!(false, "a move with more pieces placed than a castling");
         }
     }
 }
