@@ -99,12 +99,7 @@ mod tests {
     /// The shipped network's file below its header is what `tune-net` writes of it.
     #[test]
     fn the_shipped_network_file_is_what_the_fit_writes() {
-        let src = include_str!("tables/chess_net.rs");
-        let body: String = src
-            .lines()
-            .skip_while(|l| l.starts_with("//"))
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let body = below_header(include_str!("tables/chess_net.rs"));
         assert_eq!(body, CHESS_NET.source(&[]));
     }
 
@@ -113,12 +108,16 @@ mod tests {
     /// here rather than at the next fit.
     #[test]
     fn the_shipped_file_is_what_the_fit_writes() {
-        let src = include_str!("tables/chess.rs");
-        let body: String = src
-            .lines()
+        let body = below_header(include_str!("tables/chess.rs"));
+        assert_eq!(body, crate::tune::table_source(&CHESS, &[]));
+    }
+
+    /// A shipped file's lines below its `//` header, each ending in a newline: what a fit's
+    /// writer makes of the same value with no header.
+    fn below_header(src: &str) -> String {
+        src.lines()
             .skip_while(|l| l.starts_with("//"))
             .map(|l| format!("{l}\n"))
-            .collect();
-        assert_eq!(body, crate::tune::table_source(&CHESS, &[]));
+            .collect()
     }
 }
