@@ -37,7 +37,6 @@ impl Board {
             net: self.net,
         };
         let us = self.turn;
-        let king_file = self.king_of(us).file_index();
         let mut moved = Placed::NONE;
         let (from, to) = (mv.from(), mv.to());
         if let Some(ep) = self.ep.take() {
@@ -119,7 +118,7 @@ impl Board {
         }
         if let Some(net) = super::tables::net(self.rules) {
             let kings = Color::ALL.map(|c| self.king_of(c).file_index());
-            if let Some(view) = self.net.play(net, kings, us, king_file, &moved) {
+            if let Some(view) = self.net.play(net, kings, us, &moved) {
                 let mut sums = self.net;
                 sums.refresh(net, self, view);
                 self.net = sums;

@@ -179,12 +179,17 @@ impl Net {
         sum / (QB * QA)
     }
 
+    /// The hidden sums of `view`'s view of `board`, from its pieces.
+    #[inline]
+    fn view_sums(&self, board: &Board, view: Color) -> [i16; HIDDEN] {
+        self.sums(|add| inputs(board, view, add))
+    }
+
     /// The network's output for the side to move of `board`, in centipawns, summed afresh
     /// from its pieces (what the board's kept sums must give: [`Net::evaluate_kept`]).
     pub fn evaluate(&self, board: &Board) -> i32 {
-        let of = |view| self.sums(|add| inputs(board, view, add));
         let turn = board.turn();
-        self.output(&of(turn), &of(!turn))
+        self.output(&self.view_sums(board, turn), &self.view_sums(board, !turn))
     }
 
     /// The network's output for `turn`, in centipawns, from the hidden sums a board keeps.
@@ -255,14 +260,14 @@ impl Accumulator {
     /// The sums of `board` from its pieces.
     pub fn fresh(net: &Net, board: &Board) -> Accumulator {
         Accumulator {
-            views: Color::ALL.map(|view| net.sums(|add| inputs(board, view, add))),
+            views: Color::ALL.map(|view| net.view_sums(board, view)),
         }
     }
 
     /// The sums after the move `moved` lists was played on a board whose sums these were:
-    /// `kings` holds each side's king's file after it, `king_file` the mover's before it.
-    /// Returns the view to sum afresh (with [`Accumulator::refresh`]) when the mover's king
-    /// crossed between the d and e files, which mirrors every input of its view.
+    /// `kings` holds each side's king's file after it. Returns the view to sum afresh (with
+    /// [`Accumulator::refresh`]) when the mover's king crossed between the d and e files
+    /// (read from where the list lifted it), which mirrors every input of its view.
     #[inline]
     #[must_use]
     pub(crate) fn play(
@@ -270,20 +275,23 @@ impl Accumulator {
         net: &Net,
         kings: [u8; 2],
         mover: Color,
-        king_file: u8,
         moved: &Placed,
     ) -> Option<Color> {
+        let lifted = &moved.lifted[..moved.lifted_len];
+        let placed = &moved.placed[..moved.placed_len];
+        let wing = |file: u8| file < 4;
+        let crossed = lifted.iter().any(|&(p, from)| {
+            p.role == Role::King && wing(from.file_index()) != wing(kings[mover.index()])
+        });
         let mut stale = None;
         for view in Color::ALL {
-            let file = kings[view.index()];
-            if view == mover && (file < 4) != (king_file < 4) {
+            if view == mover && crossed {
                 stale = Some(view);
                 continue;
             }
+            let file = kings[view.index()];
             let index = |&(p, sq): &(Piece, Square)| feature(view, file, p.color, p.role, sq);
             let acc = &mut self.views[view.index()];
-            let lifted = &moved.lifted[..moved.lifted_len];
-            let placed = &moved.placed[..moved.placed_len];
             match (lifted, placed) {
                 // A quiet move or a capture: one pass over the row, as the compiler vectorises it.
                 ([from], [to]) => {
@@ -318,6 +326,6 @@ impl Accumulator {
     /// Sums `view`'s view of `board` afresh.
     #[inline]
     pub(crate) fn refresh(&mut self, net: &Net, board: &Board, view: Color) {
-        self.views[view.index()] = net.sums(|add| inputs(board, view, add));
+        self.views[view.index()] = net.view_sums(board, view);
     }
 }
