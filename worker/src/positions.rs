@@ -114,9 +114,11 @@ pub fn write_positions(
     for (i, game) in games.iter().enumerate() {
         let number = first + i;
         tally.read += 1;
-        let walk = filter
-            .walk
-            .map(|w| (w, w.seed ^ tally.read.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        let walk = filter.walk.map(|w| {
+            let seed = w.seed ^ tally.read.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            (w, Xoshiro256PlusPlus::seed_from_u64(seed))
+        });
+        let walking = walk.is_some();
         let rules = game.rules().map_err(|source| PgnError::Rules {
             game: number,
             source,
@@ -139,7 +141,7 @@ pub fn write_positions(
             },
         )?;
         for fen in &lines {
-            if walk.is_some() {
+            if walking {
                 writeln!(out, "{fen}")
             } else {
                 writeln!(out, "{fen} [{label}]")
@@ -168,18 +170,15 @@ struct Extract<'a> {
     game: &'a PgnGame,
     number: usize,
     skip: usize,
-    /// The walk and its seed for this game.
-    walk: Option<(Walk, u64)>,
+    /// The walk and the generator seeded for this game.
+    walk: Option<(Walk, Xoshiro256PlusPlus)>,
 }
 
 impl WithSearchPosition for Extract<'_> {
     /// The FENs to write, and the kept positions whose walks all failed.
     type Output = Result<(Vec<String>, usize), PgnError>;
-    fn run<P: SearchPosition>(self, rules: Rules) -> Self::Output {
+    fn run<P: SearchPosition>(mut self, rules: Rules) -> Self::Output {
         let mut kept = Vec::new();
-        let mut rng = self
-            .walk
-            .map(|(_, seed)| Xoshiro256PlusPlus::seed_from_u64(seed));
         let params = Params::default();
         let mut unwalked = 0;
         self.game
@@ -197,14 +196,12 @@ impl WithSearchPosition for Extract<'_> {
                     && info.promotion.is_none()
                     && !mate
                 {
-                    match (self.walk, rng.as_mut()) {
-                        (Some((walk, _)), Some(rng)) => {
-                            match walk_off(pos, rules, walk, rng, &params) {
-                                Some(fen) => kept.push(fen),
-                                None => unwalked += 1,
-                            }
-                        }
-                        _ => kept.push(pos.to_fen()),
+                    match &mut self.walk {
+                        Some((walk, rng)) => match walk_off(pos, rules, *walk, rng, &params) {
+                            Some(fen) => kept.push(fen),
+                            None => unwalked += 1,
+                        },
+                        None => kept.push(pos.to_fen()),
                     }
                 }
             })?;
