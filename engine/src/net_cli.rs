@@ -77,7 +77,7 @@ pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
     if a.epochs == 0 {
         return Ok(ExitCode::SUCCESS);
     }
-    let (net, best) = config.fit(&samples, k, |epoch, l| {
+    let fit = config.fit(&samples, k, |epoch, l| {
         println!(
             "epoch {epoch:>4}  train {:.6}  held out {:.6}  ({:.0} s)",
             l.train,
@@ -85,19 +85,20 @@ pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
             started.elapsed().as_secs_f64()
         );
     });
-    let fixed = net.quantised();
+    let (best, fixed) = (fit.losses, fit.net.quantised());
     let q = config.quantised_losses(&samples, k, &fixed);
     println!(
-        "best held out {:.6} (train {:.6}); in fixed point as the engine reads it: held out {:.6} (train {:.6})",
-        best.holdout, best.train, q.holdout, q.train
+        "best held out {:.6} (train {:.6}) at epoch {}; in fixed point as the engine reads it: held out {:.6} (train {:.6})",
+        best.holdout, best.train, fit.epoch, q.holdout, q.train
     );
     if let Some(out) = &a.out {
         let mut header = vec![
             format!(
-                "Fitted by `engine tune-net` on {} quiet positions of {} ({}), {} epochs, batch {}, learning rate {}, seed {}:",
+                "Fitted by `engine tune-net` on {} quiet positions of {} ({}), epoch {} of {}, batch {}, learning rate {}, seed {}:",
                 samples.len(),
                 rules,
                 a.data.positions.join(", "),
+                fit.epoch,
                 a.epochs,
                 config.batch,
                 a.learning_rate,

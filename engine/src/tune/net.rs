@@ -184,6 +184,18 @@ pub struct NetLosses {
     pub holdout: f64,
 }
 
+/// What a fit returns: the network of its best epoch, which the written file's header names
+/// (a fit of 24 epochs may keep the 18th's weights).
+#[derive(Clone, Debug)]
+pub struct NetFit {
+    /// The float network.
+    pub net: FloatNet,
+    /// Its losses.
+    pub losses: NetLosses,
+    /// The epoch it is from (0: the starting weights, no epoch bettered them).
+    pub epoch: usize,
+}
+
 /// How the network is fitted.
 #[derive(Clone, Debug)]
 pub struct NetConfig {
@@ -260,20 +272,19 @@ impl NetConfig {
     }
 
     /// Fits a network to `s` under scale `k`, calling `report` after each epoch; returns
-    /// the network of the epoch with the least held-out loss.
-    pub fn fit(
-        &self,
-        s: &NetSamples,
-        k: f64,
-        mut report: impl FnMut(usize, NetLosses),
-    ) -> (FloatNet, NetLosses) {
+    /// the network of the epoch with the least held-out loss (the last one with no hold-out).
+    pub fn fit(&self, s: &NetSamples, k: f64, mut report: impl FnMut(usize, NetLosses)) -> NetFit {
         let mut net = FloatNet::new(self.seed);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.seed ^ 0x9e37_79b9);
         let mut order: Vec<usize> = (0..s.len()).filter(|&i| !self.held_out(s, i)).collect();
         let n = net.params();
         let (mut m, mut v) = (vec![0.0f32; n], vec![0.0f32; n]);
         let mut grad = vec![0.0f32; n];
-        let mut best = (net.clone(), self.losses(s, k, Some(&net)));
+        let mut best = NetFit {
+            losses: self.losses(s, k, Some(&net)),
+            net: net.clone(),
+            epoch: 0,
+        };
         let slope = (10f64.ln() * k / 400.0) as f32;
         let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
         let mut step = 0i32;
@@ -357,8 +368,12 @@ impl NetConfig {
             }
             let losses = self.losses(s, k, Some(&net));
             report(epoch, losses);
-            if losses.holdout < best.1.holdout || self.holdout == 0 {
-                best = (net.clone(), losses);
+            if losses.holdout < best.losses.holdout || self.holdout == 0 {
+                best = NetFit {
+                    net: net.clone(),
+                    losses,
+                    epoch,
+                };
             }
         }
         best
@@ -454,7 +469,12 @@ mod tests {
             seed: 1,
         };
         let before = config.losses(&s, k, None);
-        let (net, after) = config.fit(&s, k, |_, _| {});
+        let NetFit {
+            net,
+            losses: after,
+            epoch,
+        } = config.fit(&s, k, |_, _| {});
+        assert_eq!(epoch, 40, "with no hold-out the last epoch is kept");
         assert!(after.train < before.train / 2.0, "{before:?} -> {after:?}");
         for j in 0..HIDDEN {
             assert_eq!(net.output[HIDDEN + j], -net.output[j], "unit {j}");
