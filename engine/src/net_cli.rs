@@ -24,6 +24,10 @@ pub(crate) struct NetArgs {
     /// Positions per step.
     #[arg(long, default_value_t = 1024)]
     batch: usize,
+    /// Hidden units a view (the shipped network's width unless given): a network of another
+    /// width written with --out makes the engine's build that width.
+    #[arg(long, default_value_t = engine::board8::net::HIDDEN)]
+    hidden: usize,
     /// The seed of the first weights and of the positions' order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -42,6 +46,9 @@ pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
     }
     if a.batch == 0 {
         return Err(TuneError::Batch.into());
+    }
+    if !engine::board8::net::WIDTHS.contains(&a.hidden) {
+        return Err(TuneError::NetWidth(a.hidden).into());
     }
     let rules = a.data.rules()?;
     if !engine::board8::has_net(rules) {
@@ -77,16 +84,16 @@ pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
     if a.epochs == 0 {
         return Ok(ExitCode::SUCCESS);
     }
-    let fit = config.fit(&samples, k, |epoch, l| {
+    let fit = config.fit(a.hidden, &samples, k, |epoch, l| {
         println!(
             "epoch {epoch:>4}  train {:.6}  held out {:.6}  ({:.0} s)",
             l.train,
             l.holdout,
             started.elapsed().as_secs_f64()
         );
-    });
-    let (best, fixed) = (fit.losses, fit.net.quantised());
-    let q = config.quantised_losses(&samples, k, &fixed);
+    })?;
+    let (best, fixed) = (fit.losses, fit.net.fixed_point());
+    let q = fixed.losses(&config, &samples, k);
     println!(
         "best held out {:.6} (train {:.6}) at epoch {}; in fixed point as the engine reads it: held out {:.6} (train {:.6})",
         best.holdout, best.train, fit.epoch, q.holdout, q.train
@@ -94,10 +101,11 @@ pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
     if let Some(out) = &a.out {
         let mut header = vec![
             format!(
-                "Fitted by `engine tune-net` on {} quiet positions of {} ({}), epoch {} of {}, batch {}, learning rate {}, seed {}:",
+                "Fitted by `engine tune-net` on {} quiet positions of {} ({}), {} units a view, epoch {} of {}, batch {}, learning rate {}, seed {}:",
                 samples.len(),
                 rules,
                 a.data.positions.join(", "),
+                a.hidden,
                 fit.epoch,
                 a.epochs,
                 config.batch,

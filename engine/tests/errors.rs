@@ -574,6 +574,14 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             "--learning-rate must be a positive number".into(),
         ),
         (
+            vec!["tune-net", "--positions", &few, "--hidden", "48"],
+            "--hidden 48: the network's width must be one of [8, 16, 32, 64, 128, 256]".into(),
+        ),
+        (
+            vec!["tune-net", "--positions", &few, "--hidden", "0"],
+            "--hidden 0: the network's width must be one of".into(),
+        ),
+        (
             vec!["tune-weights", "--positions", &few, "--threads", "0"],
             "--threads".into(),
         ),

@@ -243,6 +243,8 @@ fn tune_net_writes_the_network_the_engine_includes() {
         file,
         "--epochs",
         "2",
+        "--hidden",
+        "16",
         "--out",
         out,
         "--source",
@@ -261,12 +263,32 @@ fn tune_net_writes_the_network_the_engine_includes() {
         "{written}"
     );
     assert!(written.contains("// Positions: a test."), "{written}");
-    // One row per input: two sides, six roles, 64 squares.
-    let rows = written
+    assert!(written.contains(", 16 units a view, epoch "), "{written}");
+    // The file declares its width, which the engine's build takes, and holds one row of 16
+    // weights per input (two sides, six roles, 64 squares) and 16 output weights a view.
+    assert!(
+        written
+            .lines()
+            .any(|l| l == "pub(crate) const CHESS_NET_HIDDEN: usize = 16;"),
+        "{written}"
+    );
+    let rows: Vec<&str> = written
         .lines()
         .filter(|l| l.starts_with("        ["))
-        .count();
-    assert_eq!(rows, 2 * 6 * 64);
+        .collect();
+    assert_eq!(rows.len(), 2 * 6 * 64);
+    // The integers of a line.
+    let numbers = |line: &str| {
+        line.split(|c: char| c != '-' && !c.is_ascii_digit())
+            .filter(|t| t.parse::<i32>().is_ok())
+            .count()
+    };
+    assert!(rows.iter().all(|r| numbers(r) == 16), "{rows:?}");
+    let output = written
+        .lines()
+        .find(|l| l.starts_with("    output: [["))
+        .expect("the output weights");
+    assert_eq!(numbers(output), 2 * 16, "{output}");
 
     // Epochs 0 measure the evaluation and write nothing; an unwritable --out is named.
     let (ok, stdout, err) = engine(&["tune-net", "--positions", file, "--epochs", "0"]);

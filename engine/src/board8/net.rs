@@ -30,8 +30,12 @@ use crate::types::{Color, Piece, Role};
 
 /// Inputs of one view: (own or enemy, role, square) cells.
 pub const INPUTS: usize = 2 * 6 * 64;
-/// Hidden units per view.
-pub const HIDDEN: usize = 64;
+/// Hidden units per view: the shipped network's width, which its file declares (so that a
+/// fit of another width, `engine tune-net --hidden N`, is one file to write and one build).
+pub const HIDDEN: usize = super::tables::CHESS_NET_HIDDEN;
+/// The widths `engine tune-net` can fit and write: each is a build of [`Net`] the fit checks
+/// its fixed-point loss with, and each keeps the output's sum within an `i32`.
+pub const WIDTHS: [usize; 6] = [8, 16, 32, 64, 128, 256];
 /// The float network's output unit, in centipawns.
 pub const OUTPUT_SCALE: f32 = 100.0;
 /// Fixed-point one of the hidden layer's weights and activations.
@@ -46,10 +50,21 @@ pub const WEIGHT_LIMIT: f32 = 2.0;
 pub const OUTPUT_LIMIT: f32 = 10.0;
 
 const _: () = assert!(33 * (WEIGHT_LIMIT as i32) * QA < i16::MAX as i32);
-const _: () = assert!(
-    (2 * HIDDEN as i64) * (QA as i64) * (OUTPUT_LIMIT as i64) * (OUTPUT_SCALE as i64) * (QB as i64)
+/// Whether the output's sum of `hidden` units a view stays within an `i32`: each unit is at
+/// most `QA`, each weight at most `OUTPUT_LIMIT * OUTPUT_SCALE * QB`.
+pub const fn width_fits(hidden: usize) -> bool {
+    (2 * hidden as i64) * (QA as i64) * (OUTPUT_LIMIT as i64) * (OUTPUT_SCALE as i64) * (QB as i64)
         < i32::MAX as i64
-);
+}
+
+const _: () = assert!(width_fits(HIDDEN));
+const _: () = {
+    let mut i = 0;
+    while i < WIDTHS.len() {
+        assert!(width_fits(WIDTHS[i]));
+        i += 1;
+    }
+};
 
 /// The input of `color`'s `role` on `sq` in the view of `view`, whose king stands on file
 /// `king_file`: the square seen from `view`'s side, mirrored by file when its king stands on
@@ -75,47 +90,53 @@ pub fn inputs(board: &Board, view: Color, add: &mut dyn FnMut(usize)) {
     }
 }
 
-/// The network in fixed point, as the engine evaluates it.
+/// The network in fixed point, as the engine evaluates it: `H` hidden units a view (the engine
+/// reads the shipped width, [`HIDDEN`]; the fit builds others to check what it writes).
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
-pub struct Net {
-    /// One row of `HIDDEN` weights per input, `QA` per float unit.
-    pub input: [[i16; HIDDEN]; INPUTS],
+pub struct Net<const H: usize = HIDDEN> {
+    /// One row of `H` weights per input, `QA` per float unit.
+    pub input: [[i16; H]; INPUTS],
     /// Hidden biases, `QA` per float unit.
-    pub bias: [i16; HIDDEN],
-    /// Output weights (the side to move's units, then the other's), `QB` per centipawn.
-    pub output: [i32; 2 * HIDDEN],
+    pub bias: [i16; H],
+    /// Output weights: the side to move's units, then the other's; `QB` per centipawn.
+    pub output: [[i32; H]; 2],
     /// Output bias, `QB * QA` per centipawn.
     pub output_bias: i32,
 }
 
-impl Net {
+impl<const H: usize> Net<H> {
     /// The fixed-point network of float weights (clamped to the limits): `input` holds
-    /// `INPUTS` rows of `HIDDEN`.
-    pub fn from_floats(input: &[f32], bias: &[f32], output: &[f32], output_bias: f32) -> Box<Net> {
+    /// `INPUTS` rows of `H`, `output` the side to move's `H` then the other's.
+    pub fn from_floats(
+        input: &[f32],
+        bias: &[f32],
+        output: &[f32],
+        output_bias: f32,
+    ) -> Box<Net<H>> {
         let q = |w: f32| (w.clamp(-WEIGHT_LIMIT, WEIGHT_LIMIT) * QA as f32).round() as i16;
         let o = |w: f32| {
             (w.clamp(-OUTPUT_LIMIT, OUTPUT_LIMIT) * OUTPUT_SCALE * QB as f32).round() as i32
         };
         let mut net = Box::new(Net {
-            input: [[0; HIDDEN]; INPUTS],
-            bias: [0; HIDDEN],
-            output: [0; 2 * HIDDEN],
+            input: [[0; H]; INPUTS],
+            bias: [0; H],
+            output: [[0; H]; 2],
             output_bias: (output_bias * OUTPUT_SCALE * (QB * QA) as f32).round() as i32,
         });
-        for (row, weights) in net.input.iter_mut().zip(input.chunks(HIDDEN)) {
+        for (row, weights) in net.input.iter_mut().zip(input.chunks(H)) {
             row.iter_mut().zip(weights).for_each(|(r, &w)| *r = q(w));
         }
         net.bias.iter_mut().zip(bias).for_each(|(b, &w)| *b = q(w));
-        net.output
-            .iter_mut()
-            .zip(output)
-            .for_each(|(b, &w)| *b = o(w));
+        for (view, weights) in net.output.iter_mut().zip(output.chunks(H)) {
+            view.iter_mut().zip(weights).for_each(|(b, &w)| *b = o(w));
+        }
         net
     }
 
     /// The Rust source of this network as `engine/src/board8/tables/chess_net.rs` holds it:
-    /// `header`'s lines as comments, then the struct's literal.
+    /// `header`'s lines as comments, then its width (which becomes the engine's [`HIDDEN`])
+    /// and its static.
     pub fn source(&self, header: &[String]) -> String {
         use std::fmt::Write;
         let mut out = String::new();
@@ -125,7 +146,8 @@ impl Net {
         let list = |values: &mut dyn Iterator<Item = i32>| {
             values.map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
         };
-        out.push_str("Net {\n    input: [\n");
+        let _ = writeln!(out, "pub(crate) const CHESS_NET_HIDDEN: usize = {H};");
+        out.push_str("static CHESS_NET: Net = Net {\n    input: [\n");
         for row in &self.input {
             let _ = writeln!(
                 out,
@@ -141,17 +163,18 @@ impl Net {
         );
         let _ = writeln!(
             out,
-            "    output: [{}],",
-            list(&mut self.output.iter().copied())
+            "    output: [[{}], [{}]],",
+            list(&mut self.output[0].iter().copied()),
+            list(&mut self.output[1].iter().copied())
         );
         let _ = writeln!(out, "    output_bias: {},", self.output_bias);
-        out.push_str("}\n");
+        out.push_str("};\n");
         out
     }
 
     /// The hidden sums of the inputs `each` hands over.
     #[inline]
-    fn sums(&self, each: impl FnOnce(&mut dyn FnMut(usize))) -> [i16; HIDDEN] {
+    fn sums(&self, each: impl FnOnce(&mut dyn FnMut(usize))) -> [i16; H] {
         let mut acc = self.bias;
         each(&mut |f| {
             for (a, w) in acc.iter_mut().zip(&self.input[f]) {
@@ -170,18 +193,18 @@ impl Net {
 
     /// The output for the side to move, in centipawns, given its view's sums and the other's.
     #[inline]
-    fn output(&self, stm: &[i16; HIDDEN], other: &[i16; HIDDEN]) -> i32 {
+    fn output(&self, stm: &[i16; H], other: &[i16; H]) -> i32 {
         let mut sum = self.output_bias;
         for (j, (&s, &o)) in stm.iter().zip(other).enumerate() {
-            sum += self.output[j] * i32::from(s).clamp(0, QA);
-            sum += self.output[HIDDEN + j] * i32::from(o).clamp(0, QA);
+            sum += self.output[0][j] * i32::from(s).clamp(0, QA);
+            sum += self.output[1][j] * i32::from(o).clamp(0, QA);
         }
         sum / (QB * QA)
     }
 
     /// The hidden sums of `view`'s view of `board`, from its pieces.
     #[inline]
-    fn view_sums(&self, board: &Board, view: Color) -> [i16; HIDDEN] {
+    fn view_sums(&self, board: &Board, view: Color) -> [i16; H] {
         self.sums(|add| inputs(board, view, add))
     }
 
@@ -191,7 +214,9 @@ impl Net {
         let turn = board.turn();
         self.output(&self.view_sums(board, turn), &self.view_sums(board, !turn))
     }
+}
 
+impl Net {
     /// The network's output for `turn`, in centipawns, from the hidden sums a board keeps.
     #[inline]
     pub fn evaluate_kept(&self, sums: &Accumulator, turn: Color) -> i32 {

@@ -5,8 +5,9 @@ use super::net::Net;
 use crate::eval::squares::SquareTable;
 use crate::variant::{Rules, Variant};
 
-/// Orthodox chess's network (`engine tune-net` wrote the file).
-static CHESS_NET: Net = include!("tables/chess_net.rs");
+// Orthodox chess's network, `CHESS_NET`, and its width, `CHESS_NET_HIDDEN` (which the engine's
+// `net::HIDDEN` reads): `engine tune-net` wrote the file.
+include!("tables/chess_net.rs");
 
 /// The network of `rules`, if it has one.
 #[inline]

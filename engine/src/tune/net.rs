@@ -14,7 +14,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::fit::sigmoid;
 use super::samples::{quiet_positions, Counts};
 use super::TuneError;
-use crate::board8::net::{inputs, Net, HIDDEN, INPUTS, OUTPUT_LIMIT, OUTPUT_SCALE, WEIGHT_LIMIT};
+use crate::board8::net::{inputs, Net, INPUTS, OUTPUT_LIMIT, OUTPUT_SCALE, WEIGHT_LIMIT, WIDTHS};
 use crate::board8::Board;
 use crate::eval::{PawnCache, SearchPosition};
 use crate::params::Params;
@@ -110,14 +110,17 @@ impl NetSamples {
     }
 }
 
-/// The network in floats while it is fitted.
+/// The network in floats while it is fitted, of any width (the engine's is the shipped
+/// file's; a fit of another width writes a file the engine builds at that width).
 #[derive(Clone, Debug)]
 pub struct FloatNet {
-    /// Input weights, `INPUTS` rows of `HIDDEN`.
+    /// Hidden units a view.
+    hidden: usize,
+    /// Input weights, `INPUTS` rows of `hidden`.
     pub input: Vec<f32>,
     /// Hidden biases.
     pub bias: Vec<f32>,
-    /// Output weights: the side to move's units, then the other side's, which the fit holds
+    /// Output weights: the side to move's `hidden` units, then the other side's, which the fit holds
     /// at the side to move's negated. The output is then the same whichever side is to move
     /// (one view's worth less the other's): a network free to weigh the two views apart
     /// learned a bonus for the move that varies by position (the evaluation plus the
@@ -131,28 +134,38 @@ pub struct FloatNet {
 }
 
 impl FloatNet {
-    /// Small random input weights, a zero output (the network starts adding nothing).
-    pub fn new(seed: u64) -> FloatNet {
+    /// `hidden` units a view, small random input weights, a zero output (the network starts
+    /// adding nothing); a width [`Net`] is not built for is refused.
+    pub fn new(hidden: usize, seed: u64) -> Result<FloatNet, TuneError> {
+        if !WIDTHS.contains(&hidden) {
+            return Err(TuneError::NetWidth(hidden));
+        }
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        FloatNet {
-            input: (0..INPUTS * HIDDEN)
+        Ok(FloatNet {
+            hidden,
+            input: (0..INPUTS * hidden)
                 .map(|_| rng.gen_range(-0.05..0.05))
                 .collect(),
-            bias: vec![0.5; HIDDEN],
-            output: vec![0.0; 2 * HIDDEN],
+            bias: vec![0.5; hidden],
+            output: vec![0.0; 2 * hidden],
             output_bias: 0.0,
-        }
+        })
+    }
+
+    /// Hidden units a view.
+    pub fn hidden(&self) -> usize {
+        self.hidden
     }
 
     fn params(&self) -> usize {
         self.input.len() + self.bias.len() + self.output.len() + 1
     }
 
-    /// The hidden layer's sums for one view.
-    fn sums(&self, inputs: &[u16], out: &mut [f32; HIDDEN]) {
+    /// The hidden layer's sums for one view (`out` holds `hidden`).
+    fn sums(&self, inputs: &[u16], out: &mut [f32]) {
         out.copy_from_slice(&self.bias);
         for &f in inputs {
-            let row = &self.input[f as usize * HIDDEN..][..HIDDEN];
+            let row = &self.input[f as usize * self.hidden..][..self.hidden];
             for (o, w) in out.iter_mut().zip(row) {
                 *o += w;
             }
@@ -160,18 +173,56 @@ impl FloatNet {
     }
 
     /// The network's output in centipawns for the side to move, given both views' sums.
-    fn output_of(&self, stm: &[f32; HIDDEN], other: &[f32; HIDDEN]) -> f32 {
+    fn output_of(&self, stm: &[f32], other: &[f32]) -> f32 {
+        let (own, theirs) = self.output.split_at(self.hidden);
         let mut sum = self.output_bias;
-        for j in 0..HIDDEN {
-            sum += self.output[j] * stm[j].clamp(0.0, 1.0);
-            sum += self.output[HIDDEN + j] * other[j].clamp(0.0, 1.0);
+        for j in 0..self.hidden {
+            sum += own[j] * stm[j].clamp(0.0, 1.0);
+            sum += theirs[j] * other[j].clamp(0.0, 1.0);
         }
         sum * OUTPUT_SCALE
     }
 
-    /// The network quantised as the engine reads it.
-    pub fn quantised(&self) -> Box<Net> {
-        Net::from_floats(&self.input, &self.bias, &self.output, self.output_bias)
+    /// The network quantised as the engine reads it, at width `H` (`None`: not this
+    /// network's width).
+    pub fn quantised<const H: usize>(&self) -> Option<Box<Net<H>>> {
+        (H == self.hidden)
+            .then(|| Net::from_floats(&self.input, &self.bias, &self.output, self.output_bias))
+    }
+}
+
+/// A fixed-point network of whatever width the fit chose: what the fit reads of it.
+pub trait FixedPoint {
+    /// Its losses on `s` under `config` and scale `k`, as the engine would read it.
+    fn losses(&self, config: &NetConfig, s: &NetSamples, k: f64) -> NetLosses;
+    /// The Rust source of `engine/src/board8/tables/chess_net.rs` under `header`.
+    fn source(&self, header: &[String]) -> String;
+}
+
+impl<const H: usize> FixedPoint for Net<H> {
+    fn losses(&self, config: &NetConfig, s: &NetSamples, k: f64) -> NetLosses {
+        config.quantised_losses(s, k, self)
+    }
+
+    fn source(&self, header: &[String]) -> String {
+        Net::source(self, header)
+    }
+}
+
+impl FloatNet {
+    /// This network in fixed point at its own width.
+    pub fn fixed_point(&self) -> Box<dyn FixedPoint> {
+        fn at<const H: usize>(net: &FloatNet) -> Option<Box<dyn FixedPoint>> {
+            net.quantised::<H>().map(|n| n as Box<dyn FixedPoint>)
+        }
+        // One arm per entry of `WIDTHS`, the widths `new` admits (a test builds each).
+        None.or_else(|| at::<8>(self))
+            .or_else(|| at::<16>(self))
+            .or_else(|| at::<32>(self))
+            .or_else(|| at::<64>(self))
+            .or_else(|| at::<128>(self))
+            .or_else(|| at::<256>(self))
+            .expect("FloatNet::new admits only the widths of WIDTHS")
     }
 }
 
@@ -218,7 +269,8 @@ impl NetConfig {
 
     /// The losses of `net` (none: the evaluation alone) on `s` under scale `k`.
     pub fn losses(&self, s: &NetSamples, k: f64, net: Option<&FloatNet>) -> NetLosses {
-        let (mut w, mut b) = ([0.0; HIDDEN], [0.0; HIDDEN]);
+        let width = net.map_or(0, FloatNet::hidden);
+        let (mut w, mut b) = (vec![0.0; width], vec![0.0; width]);
         self.losses_by(s, k, |stm, other| match net {
             Some(net) => {
                 net.sums(stm, &mut w);
@@ -230,7 +282,12 @@ impl NetConfig {
     }
 
     /// The losses of the fixed-point network the engine would read.
-    pub fn quantised_losses(&self, s: &NetSamples, k: f64, net: &Net) -> NetLosses {
+    pub fn quantised_losses<const H: usize>(
+        &self,
+        s: &NetSamples,
+        k: f64,
+        net: &Net<H>,
+    ) -> NetLosses {
         self.losses_by(s, k, |stm, other| {
             f64::from(net.evaluate_inputs(stm, other))
         })
@@ -271,10 +328,17 @@ impl NetConfig {
         }
     }
 
-    /// Fits a network to `s` under scale `k`, calling `report` after each epoch; returns
-    /// the network of the epoch with the least held-out loss (the last one with no hold-out).
-    pub fn fit(&self, s: &NetSamples, k: f64, mut report: impl FnMut(usize, NetLosses)) -> NetFit {
-        let mut net = FloatNet::new(self.seed);
+    /// Fits a network of `hidden` units a view to `s` under scale `k`, calling `report` after
+    /// each epoch; returns the network of the epoch with the least held-out loss (the last
+    /// one with no hold-out). A width [`Net`] is not built for is refused.
+    pub fn fit(
+        &self,
+        hidden: usize,
+        s: &NetSamples,
+        k: f64,
+        mut report: impl FnMut(usize, NetLosses),
+    ) -> Result<NetFit, TuneError> {
+        let mut net = FloatNet::new(hidden, self.seed)?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.seed ^ 0x9e37_79b9);
         let mut order: Vec<usize> = (0..s.len()).filter(|&i| !self.held_out(s, i)).collect();
         let n = net.params();
@@ -288,7 +352,9 @@ impl NetConfig {
         let slope = (10f64.ln() * k / 400.0) as f32;
         let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
         let mut step = 0i32;
-        let (ib, ob) = (INPUTS * HIDDEN, INPUTS * HIDDEN + HIDDEN);
+        let (ib, ob) = (INPUTS * hidden, INPUTS * hidden + hidden);
+        let (mut w, mut b) = (vec![0.0f32; hidden], vec![0.0f32; hidden]);
+        let mut back = vec![0.0f32; hidden];
         for epoch in 1..=self.epochs {
             // Fisher-Yates.
             for i in (1..order.len()).rev() {
@@ -297,16 +363,15 @@ impl NetConfig {
             }
             for batch in order.chunks(self.batch) {
                 grad.iter_mut().for_each(|g| *g = 0.0);
-                let (mut w, mut b) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
                 for &i in batch {
                     let (wv, bv) = s.views(i);
                     net.sums(wv, &mut w);
                     net.sums(bv, &mut b);
                     let white = s.white_to_move[i];
                     let (stm, other, stm_in, other_in) = if white {
-                        (&w, &b, wv, bv)
+                        (&w[..], &b[..], wv, bv)
                     } else {
-                        (&b, &w, bv, wv)
+                        (&b[..], &w[..], bv, wv)
                     };
                     let out = net.output_of(stm, other);
                     let sign = if white { 1.0 } else { -1.0 };
@@ -314,22 +379,24 @@ impl NetConfig {
                     let p = 1.0 / (1.0 + 10f32.powf(-(k as f32) * e / 400.0));
                     // d loss / d out (the output in centipawns, the side to move's).
                     let g = 2.0 * (p - s.result[i]) * p * (1.0 - p) * slope * sign * OUTPUT_SCALE;
-                    grad[ob + 2 * HIDDEN] += g;
+                    grad[ob + 2 * hidden] += g;
                     for (view, sums, inputs) in [(0, stm, stm_in), (1, other, other_in)] {
-                        let mut hidden = [0.0f32; HIDDEN];
-                        for j in 0..HIDDEN {
+                        // d loss / d each unit's sum, zero where the clip holds it.
+                        for j in 0..hidden {
                             let a = sums[j];
-                            grad[ob + view * HIDDEN + j] += g * a.clamp(0.0, 1.0);
-                            if a > 0.0 && a < 1.0 {
-                                hidden[j] = g * net.output[view * HIDDEN + j];
-                            }
+                            grad[ob + view * hidden + j] += g * a.clamp(0.0, 1.0);
+                            back[j] = if a > 0.0 && a < 1.0 {
+                                g * net.output[view * hidden + j]
+                            } else {
+                                0.0
+                            };
                         }
-                        for j in 0..HIDDEN {
-                            grad[ib + j] += hidden[j];
+                        for j in 0..hidden {
+                            grad[ib + j] += back[j];
                         }
                         for &f in inputs {
-                            let row = &mut grad[f as usize * HIDDEN..][..HIDDEN];
-                            for (r, h) in row.iter_mut().zip(&hidden) {
+                            let row = &mut grad[f as usize * hidden..][..hidden];
+                            for (r, h) in row.iter_mut().zip(&back) {
                                 *r += h;
                             }
                         }
@@ -342,8 +409,8 @@ impl NetConfig {
                 // The other view's output weights are the side to move's negated, and there is
                 // no output bias (see `FloatNet`): one step on the tied weight, by the sum of
                 // both gradients.
-                for j in 0..HIDDEN {
-                    grad[ob + j] -= grad[ob + HIDDEN + j];
+                for j in 0..hidden {
+                    grad[ob + j] -= grad[ob + hidden + j];
                 }
                 let mut update = |j: usize, value: &mut f32| {
                     let g = grad[j] * scale;
@@ -359,7 +426,7 @@ impl NetConfig {
                     update(ib + j, x);
                     *x = x.clamp(-WEIGHT_LIMIT, WEIGHT_LIMIT);
                 }
-                let (stm, other) = net.output.split_at_mut(HIDDEN);
+                let (stm, other) = net.output.split_at_mut(hidden);
                 for (j, (x, y)) in stm.iter_mut().zip(other).enumerate() {
                     update(ob + j, x);
                     *x = x.clamp(-OUTPUT_LIMIT, OUTPUT_LIMIT);
@@ -376,7 +443,7 @@ impl NetConfig {
                 };
             }
         }
-        best
+        Ok(best)
     }
 }
 
@@ -395,6 +462,7 @@ pub fn fit_scale(s: &NetSamples) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board8::net::HIDDEN;
     use crate::variant::Variant;
 
     /// Positions of a few openings and endings, each with a label that a piece's square
@@ -428,14 +496,15 @@ mod tests {
     fn the_fit_and_the_engine_read_the_same_inputs() {
         let rules = Rules::default_for(Variant::Chess);
         let s = samples();
-        let net = FloatNet::new(3).quantised();
-        let mut fixed = FloatNet::new(3);
+        let engine_width = |net: &FloatNet| net.quantised::<HIDDEN>().expect("the engine's width");
+        let net = engine_width(&FloatNet::new(HIDDEN, 3).expect("the engine's width"));
+        let mut fixed = FloatNet::new(HIDDEN, 3).expect("the engine's width");
         fixed
             .output
             .iter_mut()
             .enumerate()
             .for_each(|(j, w)| *w = (j as f32 - 60.0) / 50.0);
-        let net2 = fixed.quantised();
+        let net2 = engine_width(&fixed);
         for (i, line) in text().lines().take(6).enumerate() {
             let fen = line.split(" [").next().expect("fen");
             let board = Board::from_fen(rules, fen).expect("fen");
@@ -456,7 +525,8 @@ mod tests {
     }
 
     /// The fit learns what the labels say: its training loss falls well below the
-    /// evaluation's alone, and the fixed-point network keeps what the floats learned.
+    /// evaluation's alone, and the fixed-point network keeps what the floats learned (at a
+    /// width other than the engine's: the fit and its fixed point do not depend on it).
     #[test]
     fn the_fit_learns_the_labels_and_survives_fixed_point() {
         let s = samples();
@@ -473,17 +543,79 @@ mod tests {
             net,
             losses: after,
             epoch,
-        } = config.fit(&s, k, |_, _| {});
+        } = config.fit(16, &s, k, |_, _| {}).expect("a width of WIDTHS");
         assert_eq!(epoch, 40, "with no hold-out the last epoch is kept");
         assert!(after.train < before.train / 2.0, "{before:?} -> {after:?}");
-        for j in 0..HIDDEN {
-            assert_eq!(net.output[HIDDEN + j], -net.output[j], "unit {j}");
+        assert_eq!(net.output.len(), 2 * 16);
+        for j in 0..16 {
+            assert_eq!(net.output[16 + j], -net.output[j], "unit {j}");
         }
         assert_eq!(net.output_bias, 0.0);
-        let fixed = config.quantised_losses(&s, k, &net.quantised());
+        let fixed = net.fixed_point().losses(&config, &s, k);
         assert!(
             (fixed.train - after.train).abs() < after.train / 10.0 + 1e-4,
             "{after:?} vs {fixed:?}"
         );
+    }
+
+    /// Every width `tune-net` admits has a fixed-point build: its losses are the floats' (to
+    /// the rounding of the weights) and its file declares the width the engine then takes.
+    #[test]
+    fn every_width_the_fit_admits_is_built_in_fixed_point() {
+        let s = samples();
+        let k = fit_scale(&s);
+        let config = NetConfig {
+            epochs: 0,
+            learning_rate: 0.01,
+            batch: 64,
+            holdout: 0,
+            seed: 1,
+        };
+        let base = config.losses(&s, k, None);
+        for width in WIDTHS {
+            let mut net = FloatNet::new(width, 5).expect("a width of WIDTHS");
+            let half = net.output.len() / 2;
+            let (own, theirs) = net.output.split_at_mut(half);
+            for (j, (o, t)) in own.iter_mut().zip(theirs).enumerate() {
+                *o = (j % 7) as f32 / 20.0 - 0.15;
+                *t = -*o;
+            }
+            let float = config.losses(&s, k, Some(&net));
+            assert_ne!(float.train, base.train, "width {width} adds something");
+            let fixed = net.fixed_point();
+            let q = fixed.losses(&config, &s, k);
+            assert!(
+                (q.train - float.train).abs() < float.train / 20.0,
+                "width {width}: {float:?} vs {q:?}"
+            );
+            let source = fixed.source(&["a header".into()]);
+            let declared = format!("pub(crate) const CHESS_NET_HIDDEN: usize = {width};");
+            assert!(source.lines().any(|l| l == declared), "width {width}");
+            assert!(source.starts_with("// a header\n"), "width {width}");
+        }
+        let net = FloatNet::new(32, 1).expect("a width of WIDTHS");
+        assert!(net.quantised::<64>().is_none(), "a build of another width");
+    }
+
+    /// A width the engine has no build for is refused by name, by the network and the fit.
+    #[test]
+    fn a_width_the_engine_cannot_build_is_refused() {
+        for width in [0, 48, 512] {
+            let err = FloatNet::new(width, 1).expect_err("not a width of WIDTHS");
+            assert!(matches!(err, TuneError::NetWidth(w) if w == width), "{err}");
+            assert!(
+                err.to_string().contains(&format!("--hidden {width}:")),
+                "{err}"
+            );
+        }
+        let config = NetConfig {
+            epochs: 1,
+            learning_rate: 0.01,
+            batch: 64,
+            holdout: 0,
+            seed: 1,
+        };
+        let fit = config.fit(48, &samples(), 1.0, |_, _| {});
+        assert!(matches!(fit, Err(TuneError::NetWidth(48))));
     }
 }
