@@ -485,6 +485,17 @@ mod tests {
         out
     }
 
+    /// A fit of `epochs` with no hold-out, in small steps of few positions.
+    fn config(epochs: usize) -> NetConfig {
+        NetConfig {
+            epochs,
+            learning_rate: 0.01,
+            batch: 64,
+            holdout: 0,
+            seed: 1,
+        }
+    }
+
     fn samples() -> NetSamples {
         let rules = Rules::default_for(Variant::Chess);
         NetSamples::read(&text(), rules, &Params::default()).expect("positions read")
@@ -531,13 +542,7 @@ mod tests {
     fn the_fit_learns_the_labels_and_survives_fixed_point() {
         let s = samples();
         let k = fit_scale(&s);
-        let config = NetConfig {
-            epochs: 40,
-            learning_rate: 0.01,
-            batch: 64,
-            holdout: 0,
-            seed: 1,
-        };
+        let config = config(40);
         let before = config.losses(&s, k, None);
         let NetFit {
             net,
@@ -564,13 +569,7 @@ mod tests {
     fn every_width_the_fit_admits_is_built_in_fixed_point() {
         let s = samples();
         let k = fit_scale(&s);
-        let config = NetConfig {
-            epochs: 0,
-            learning_rate: 0.01,
-            batch: 64,
-            holdout: 0,
-            seed: 1,
-        };
+        let config = config(0);
         let base = config.losses(&s, k, None);
         for width in WIDTHS {
             let mut net = FloatNet::new(width, 5).expect("a width of WIDTHS");
@@ -608,13 +607,7 @@ mod tests {
                 "{err}"
             );
         }
-        let config = NetConfig {
-            epochs: 1,
-            learning_rate: 0.01,
-            batch: 64,
-            holdout: 0,
-            seed: 1,
-        };
+        let config = config(1);
         let fit = config.fit(48, &samples(), 1.0, |_, _| {});
         assert!(matches!(fit, Err(TuneError::NetWidth(48))));
     }
