@@ -16,6 +16,9 @@
 //! partly that noise, which costs a search more than the better prediction gains. At half
 //! weight (`NetScale` 50) the noise costs a quarter as much and the sense half: so weighed it
 //! won its SPRT by 26.7 Elo (`examples/sprt-net.toml`).
+//! Refitted on 1,026,654 positions (those positions' games, positions one to three random
+//! moves off them as a search tree holds, labelled alike), the same 64 units won another
+//! +12.6 Elo by SPRT.
 //!
 //! The board keeps each view's hidden sums ([`Accumulator`]) as it keeps its piece-square
 //! sums: `make` adds and takes away the rows of the pieces that moved (a view is summed afresh
