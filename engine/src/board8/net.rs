@@ -60,13 +60,16 @@ pub const fn width_fits(hidden: usize) -> bool {
         < i32::MAX as i64
 }
 
-const _: () = assert!(width_fits(HIDDEN));
+// Every width the fit writes fits, and the shipped one is among them (so that `tune-net`'s
+// default, the shipped width, is one it can fit).
 const _: () = {
-    let mut i = 0;
+    let (mut i, mut shipped) = (0, false);
     while i < WIDTHS.len() {
         assert!(width_fits(WIDTHS[i]));
+        shipped |= WIDTHS[i] == HIDDEN;
         i += 1;
     }
+    assert!(shipped, "the shipped network's width is not one of WIDTHS");
 };
 
 /// The input of `color`'s `role` on `sq` in the view of `view`, whose king stands on file
