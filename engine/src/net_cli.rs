@@ -31,6 +31,10 @@ pub(crate) struct NetArgs {
     /// The seed of the first weights and of the positions' order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Threads each batch's gradient is split over (1 to 256); the fit is the same for the
+    /// same seed and threads.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
     /// Write the fitted network here (the engine's is `engine/src/board8/tables/chess_net.rs`).
     #[arg(long)]
     out: Option<String>,
@@ -71,6 +75,7 @@ pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
         batch: a.batch,
         holdout: a.data.holdout,
         seed: a.seed,
+        threads: usize::from(a.threads),
     };
     let k = engine::tune::net::fit_scale(&samples);
     let before = config.losses(&samples, k, None);

@@ -582,6 +582,10 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             "--hidden 0: the network's width must be one of".into(),
         ),
         (
+            vec!["tune-net", "--positions", &few, "--threads", "0"],
+            "--threads".into(),
+        ),
+        (
             vec!["tune-weights", "--positions", &few, "--threads", "0"],
             "--threads".into(),
         ),

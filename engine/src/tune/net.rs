@@ -172,6 +172,56 @@ impl FloatNet {
         }
     }
 
+    /// Adds to `grad` (laid out as [`FloatNet::params`]: input rows, biases, output weights,
+    /// output bias) the gradient of the squared error on the samples `indices` of `s` under
+    /// scale `k`: the evaluation plus this network against each label.
+    fn gradient(&self, s: &NetSamples, k: f64, indices: &[usize], grad: &mut [f32]) {
+        let (hidden, net) = (self.hidden, self);
+        let (ib, ob) = (INPUTS * hidden, INPUTS * hidden + hidden);
+        let slope = (10f64.ln() * k / 400.0) as f32;
+        let (mut w, mut b) = (vec![0.0f32; hidden], vec![0.0f32; hidden]);
+        let mut back = vec![0.0f32; hidden];
+        for &i in indices {
+            let (wv, bv) = s.views(i);
+            net.sums(wv, &mut w);
+            net.sums(bv, &mut b);
+            let white = s.white_to_move[i];
+            let (stm, other, stm_in, other_in) = if white {
+                (&w[..], &b[..], wv, bv)
+            } else {
+                (&b[..], &w[..], bv, wv)
+            };
+            let out = net.output_of(stm, other);
+            let sign = if white { 1.0 } else { -1.0 };
+            let e = s.base[i] + sign * out;
+            let p = 1.0 / (1.0 + 10f32.powf(-(k as f32) * e / 400.0));
+            // d loss / d out (the output in centipawns, the side to move's).
+            let g = 2.0 * (p - s.result[i]) * p * (1.0 - p) * slope * sign * OUTPUT_SCALE;
+            grad[ob + 2 * hidden] += g;
+            for (view, sums, inputs) in [(0, stm, stm_in), (1, other, other_in)] {
+                // d loss / d each unit's sum, zero where the clip holds it.
+                for j in 0..hidden {
+                    let a = sums[j];
+                    grad[ob + view * hidden + j] += g * a.clamp(0.0, 1.0);
+                    back[j] = if a > 0.0 && a < 1.0 {
+                        g * net.output[view * hidden + j]
+                    } else {
+                        0.0
+                    };
+                }
+                for j in 0..hidden {
+                    grad[ib + j] += back[j];
+                }
+                for &f in inputs {
+                    let row = &mut grad[f as usize * hidden..][..hidden];
+                    for (r, h) in row.iter_mut().zip(&back) {
+                        *r += h;
+                    }
+                }
+            }
+        }
+    }
+
     /// The network's output in centipawns for the side to move, given both views' sums.
     fn output_of(&self, stm: &[f32], other: &[f32]) -> f32 {
         let (own, theirs) = self.output.split_at(self.hidden);
@@ -260,6 +310,9 @@ pub struct NetConfig {
     pub holdout: usize,
     /// The random seed of the first weights and of the order of the positions.
     pub seed: u64,
+    /// Threads a batch's gradient is split over (a fit is the same for the same seed and
+    /// threads; one thread sums in the order of the positions).
+    pub threads: usize,
 }
 
 impl NetConfig {
@@ -349,12 +402,11 @@ impl NetConfig {
             net: net.clone(),
             epoch: 0,
         };
-        let slope = (10f64.ln() * k / 400.0) as f32;
         let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
         let mut step = 0i32;
         let (ib, ob) = (INPUTS * hidden, INPUTS * hidden + hidden);
-        let (mut w, mut b) = (vec![0.0f32; hidden], vec![0.0f32; hidden]);
-        let mut back = vec![0.0f32; hidden];
+        // The other threads' parts of a batch's gradient.
+        let mut partial = vec![vec![0.0f32; n]; self.threads.max(1) - 1];
         for epoch in 1..=self.epochs {
             // Fisher-Yates.
             for i in (1..order.len()).rev() {
@@ -362,44 +414,26 @@ impl NetConfig {
                 order.swap(i, j);
             }
             for batch in order.chunks(self.batch) {
-                grad.iter_mut().for_each(|g| *g = 0.0);
-                for &i in batch {
-                    let (wv, bv) = s.views(i);
-                    net.sums(wv, &mut w);
-                    net.sums(bv, &mut b);
-                    let white = s.white_to_move[i];
-                    let (stm, other, stm_in, other_in) = if white {
-                        (&w[..], &b[..], wv, bv)
-                    } else {
-                        (&b[..], &w[..], bv, wv)
-                    };
-                    let out = net.output_of(stm, other);
-                    let sign = if white { 1.0 } else { -1.0 };
-                    let e = s.base[i] + sign * out;
-                    let p = 1.0 / (1.0 + 10f32.powf(-(k as f32) * e / 400.0));
-                    // d loss / d out (the output in centipawns, the side to move's).
-                    let g = 2.0 * (p - s.result[i]) * p * (1.0 - p) * slope * sign * OUTPUT_SCALE;
-                    grad[ob + 2 * hidden] += g;
-                    for (view, sums, inputs) in [(0, stm, stm_in), (1, other, other_in)] {
-                        // d loss / d each unit's sum, zero where the clip holds it.
-                        for j in 0..hidden {
-                            let a = sums[j];
-                            grad[ob + view * hidden + j] += g * a.clamp(0.0, 1.0);
-                            back[j] = if a > 0.0 && a < 1.0 {
-                                g * net.output[view * hidden + j]
-                            } else {
-                                0.0
-                            };
+                // Each thread sums the gradient of a contiguous part of the batch; the parts
+                // are added in order, so a fit is the same for the same seed and threads.
+                let part = batch.len().div_ceil(self.threads.max(1));
+                if part >= batch.len() {
+                    grad.fill(0.0);
+                    net.gradient(s, k, batch, &mut grad);
+                } else {
+                    std::thread::scope(|scope| {
+                        let mut sums = std::iter::once(&mut grad).chain(partial.iter_mut());
+                        for (indices, sum) in batch.chunks(part).zip(&mut sums) {
+                            let net = &net;
+                            scope.spawn(move || {
+                                sum.fill(0.0);
+                                net.gradient(s, k, indices, sum);
+                            });
                         }
-                        for j in 0..hidden {
-                            grad[ib + j] += back[j];
-                        }
-                        for &f in inputs {
-                            let row = &mut grad[f as usize * hidden..][..hidden];
-                            for (r, h) in row.iter_mut().zip(&back) {
-                                *r += h;
-                            }
-                        }
+                    });
+                    let parts = batch.chunks(part).len();
+                    for sum in &partial[..parts - 1] {
+                        grad.iter_mut().zip(sum).for_each(|(g, x)| *g += x);
                     }
                 }
                 step += 1;
@@ -493,6 +527,7 @@ mod tests {
             batch: 64,
             holdout: 0,
             seed: 1,
+            threads: 1,
         }
     }
 
@@ -610,5 +645,38 @@ mod tests {
         let config = config(1);
         let fit = config.fit(48, &samples(), 1.0, |_, _| {});
         assert!(matches!(fit, Err(TuneError::NetWidth(48))));
+    }
+
+    /// A batch's gradient split over threads is the sum over the batch still: the fit
+    /// learns as with one thread, to the rounding of the order its parts are added in, and is
+    /// the same each time for the same seed and threads.
+    #[test]
+    fn a_fit_over_threads_learns_as_one_thread_and_repeats() {
+        let s = samples();
+        let k = fit_scale(&s);
+        let fit = |threads: usize| {
+            let config = NetConfig {
+                threads,
+                ..config(12)
+            };
+            config.fit(16, &s, k, |_, _| {}).expect("a width of WIDTHS")
+        };
+        let one = fit(1);
+        let three = fit(3);
+        assert!(
+            (three.losses.train - one.losses.train).abs() < one.losses.train / 100.0,
+            "{:?} vs {:?}",
+            one.losses,
+            three.losses
+        );
+        assert_ne!(
+            one.net.input, three.net.input,
+            "the parts were summed apart"
+        );
+        assert_eq!(
+            three.net.input,
+            fit(3).net.input,
+            "the same seed and threads"
+        );
     }
 }
