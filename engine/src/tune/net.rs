@@ -323,14 +323,16 @@ impl NetConfig {
     /// The losses of `net` (none: the evaluation alone) on `s` under scale `k`.
     pub fn losses(&self, s: &NetSamples, k: f64, net: Option<&FloatNet>) -> NetLosses {
         let width = net.map_or(0, FloatNet::hidden);
-        let (mut w, mut b) = (vec![0.0; width], vec![0.0; width]);
-        self.losses_by(s, k, |stm, other| match net {
-            Some(net) => {
-                net.sums(stm, &mut w);
-                net.sums(other, &mut b);
-                f64::from(net.output_of(&w, &b))
+        self.losses_by(s, k, || {
+            let (mut w, mut b) = (vec![0.0; width], vec![0.0; width]);
+            move |stm: &[u16], other: &[u16]| match net {
+                Some(net) => {
+                    net.sums(stm, &mut w);
+                    net.sums(other, &mut b);
+                    f64::from(net.output_of(&w, &b))
+                }
+                None => 0.0,
             }
-            None => 0.0,
         })
     }
 
@@ -341,32 +343,63 @@ impl NetConfig {
         k: f64,
         net: &Net<H>,
     ) -> NetLosses {
-        self.losses_by(s, k, |stm, other| {
-            f64::from(net.evaluate_inputs(stm, other))
+        self.losses_by(s, k, || {
+            |stm: &[u16], other: &[u16]| f64::from(net.evaluate_inputs(stm, other))
         })
     }
 
-    /// The losses on `s` of the evaluation plus `output` (the side to move's, given its view's
-    /// inputs and the other's).
-    fn losses_by(
+    /// The losses on `s` of the evaluation plus the output that `output` makes (the side to
+    /// move's, given its view's inputs and the other's): one output per thread, each over a
+    /// contiguous part of the positions, the parts' sums added in order.
+    fn losses_by<F: FnMut(&[u16], &[u16]) -> f64>(
         &self,
         s: &NetSamples,
         k: f64,
-        mut output: impl FnMut(&[u16], &[u16]) -> f64,
+        output: impl Fn() -> F + Sync,
     ) -> NetLosses {
+        let part = |range: std::ops::Range<usize>| {
+            let mut output = output();
+            let (mut sums, mut counts) = ([0.0f64; 2], [0usize; 2]);
+            for i in range {
+                let (wv, bv) = s.views(i);
+                let e = f64::from(s.base[i])
+                    + if s.white_to_move[i] {
+                        output(wv, bv)
+                    } else {
+                        -output(bv, wv)
+                    };
+                let d = f64::from(s.result[i]) - sigmoid(k, e);
+                let h = usize::from(self.held_out(s, i));
+                sums[h] += d * d;
+                counts[h] += 1;
+            }
+            (sums, counts)
+        };
+        let size = s.len().div_ceil(self.threads.max(1)).max(1);
+        let starts: Vec<usize> = (0..s.len()).step_by(size).collect();
+        let parts: Vec<([f64; 2], [usize; 2])> = if starts.len() <= 1 {
+            vec![part(0..s.len())]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = starts
+                    .iter()
+                    .map(|&a| {
+                        let part = &part;
+                        scope.spawn(move || part(a..(a + size).min(s.len())))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .collect()
+            })
+        };
         let (mut sums, mut counts) = ([0.0f64; 2], [0usize; 2]);
-        for i in 0..s.len() {
-            let (wv, bv) = s.views(i);
-            let e = f64::from(s.base[i])
-                + if s.white_to_move[i] {
-                    output(wv, bv)
-                } else {
-                    -output(bv, wv)
-                };
-            let d = f64::from(s.result[i]) - sigmoid(k, e);
-            let h = usize::from(self.held_out(s, i));
-            sums[h] += d * d;
-            counts[h] += 1;
+        for (part_sums, part_counts) in parts {
+            for h in 0..2 {
+                sums[h] += part_sums[h];
+                counts[h] += part_counts[h];
+            }
         }
         let mean = |h: usize| {
             if counts[h] == 0 {
