@@ -711,5 +711,16 @@ mod tests {
             fit(3).net.input,
             "the same seed and threads"
         );
+        // The losses summed in three parts are the losses summed in one.
+        let losses = |threads: usize| {
+            let config = NetConfig {
+                threads,
+                ..config(0)
+            };
+            config.losses(&s, k, Some(&three.net))
+        };
+        let (one_part, three_parts) = (losses(1), losses(3));
+        assert!((one_part.train - three_parts.train).abs() < 1e-12);
+        assert_ne!(one_part.train, 0.0);
     }
 }
