@@ -31,8 +31,8 @@ pub(crate) struct NetArgs {
     /// The seed of the first weights and of the positions' order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Threads each batch's gradient is split over (1 to 256); the fit is the same for the
-    /// same seed and threads.
+    /// Threads the fit's sums are split over, each batch's gradient and each epoch's losses
+    /// (1 to 256); the fit is the same for the same seed and threads.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: u16,
     /// Write the fitted network here (the engine's is `engine/src/board8/tables/chess_net.rs`).

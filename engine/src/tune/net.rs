@@ -310,8 +310,8 @@ pub struct NetConfig {
     pub holdout: usize,
     /// The random seed of the first weights and of the order of the positions.
     pub seed: u64,
-    /// Threads a batch's gradient is split over (a fit is the same for the same seed and
-    /// threads; one thread sums in the order of the positions).
+    /// Threads a batch's gradient and an epoch's losses are split over (a fit is the same for
+    /// the same seed and threads; one thread sums in the order of the positions).
     pub threads: usize,
 }
 
