@@ -57,7 +57,10 @@ pub enum TuneError {
     #[error("{0} has no evaluation network (only orthodox chess has one)")]
     NoNetwork(crate::variant::Rules),
     /// A network width the engine is not built to read.
-    #[error("--hidden {0}: the network's width must be one of {widths:?} units a view", widths = crate::board8::net::WIDTHS)]
+    #[error(
+        "--hidden {0}: the network's width must be one of {widths:?} units a view",
+        widths = crate::board8::net::WIDTHS
+    )]
     NetWidth(usize),
     /// A batch of no positions.
     #[error("--batch must be at least 1 position")]

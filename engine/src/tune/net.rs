@@ -120,9 +120,9 @@ pub struct FloatNet {
     pub input: Vec<f32>,
     /// Hidden biases.
     pub bias: Vec<f32>,
-    /// Output weights: the side to move's `hidden` units, then the other side's, which the fit holds
-    /// at the side to move's negated. The output is then the same whichever side is to move
-    /// (one view's worth less the other's): a network free to weigh the two views apart
+    /// Output weights: the side to move's `hidden` units, then the other side's, which the fit
+    /// holds at the side to move's negated. The output is then the same whichever side is to
+    /// move (one view's worth less the other's): a network free to weigh the two views apart
     /// learned a bonus for the move that varies by position (the evaluation plus the
     /// evaluation with the other side to move: 90 cp on average, 28 to 147 from the tenth to
     /// the ninetieth percentile, against 76 +- 10 without it), which null-move pruning and
