@@ -506,8 +506,8 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             "only 3 quiet positions".into(),
         ),
         (
-            vec!["tune-squares", "--positions", &few, "--variant", "latte"],
-            "latte/normal has no learned square table".into(),
+            vec!["tune-squares", "--positions", &few, "--variant", "secutor"],
+            "secutor/extended has no learned square table".into(),
         ),
         (
             vec!["tune-weights", "--positions", "/nonexistent/p.txt"],

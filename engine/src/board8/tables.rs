@@ -25,12 +25,19 @@ static CHESS: SquareTable = CHESS_TABLE;
 /// not summed over the pieces at every evaluation.
 const CHESS_FITTED: bool = !CHESS_TABLE.is_zero();
 
-/// The table of `rules`, if it has one.
+/// Latte's table, one for its four rule-sets (they differ only in how a side may castle).
+const LATTE_TABLE: SquareTable = SquareTable::from_diagram(include!("tables/latte.rs"));
+static LATTE: SquareTable = LATTE_TABLE;
+/// Whether Latte's table adds anything (see [`CHESS_FITTED`]).
+const LATTE_FITTED: bool = !LATTE_TABLE.is_zero();
+
+/// The table of `rules`, if it has one: the 8x8 board's games have one each.
 #[inline]
 pub fn for_rules(rules: Rules) -> Option<&'static SquareTable> {
     match rules.variant() {
         Variant::Chess => Some(&CHESS),
-        Variant::Latte | Variant::Secutor => None,
+        Variant::Latte => Some(&LATTE),
+        Variant::Secutor => None,
     }
 }
 
@@ -43,6 +50,7 @@ pub(super) fn fitted(rules: Rules) -> Option<&'static SquareTable> {
     }
     match rules.variant() {
         Variant::Chess if CHESS_FITTED => Some(&CHESS),
+        Variant::Latte if LATTE_FITTED => Some(&LATTE),
         Variant::Chess | Variant::Latte | Variant::Secutor => None,
     }
 }
@@ -95,6 +103,8 @@ mod tests {
     fn the_shipped_table_is_its_file_read_as_diagrams() {
         let read = crate::tune::emit::literal_order(include_str!("tables/chess.rs"));
         assert_eq!(SquareTable::from_diagram(read), CHESS);
+        let read = crate::tune::emit::literal_order(include_str!("tables/latte.rs"));
+        assert_eq!(SquareTable::from_diagram(read), LATTE);
     }
 
     /// The shipped network's file below its header is what `tune-net` writes of it.
@@ -104,13 +114,28 @@ mod tests {
         assert_eq!(body, CHESS_NET.source(&[]));
     }
 
-    /// The shipped file below its header is what `tune-squares` writes of the table: the
-    /// emitter and the file agree to the byte, so a change to how a part is written shows
-    /// here rather than at the next fit.
+    /// The shipped files below their headers are what `tune-squares` writes of the tables:
+    /// the emitter and the files agree to the byte, so a change to how a part is written
+    /// shows here rather than at the next fit.
     #[test]
-    fn the_shipped_file_is_what_the_fit_writes() {
+    fn the_shipped_files_are_what_the_fit_writes() {
         let body = below_header(include_str!("tables/chess.rs"));
         assert_eq!(body, crate::tune::table_source(&CHESS, &[]));
+        let body = below_header(include_str!("tables/latte.rs"));
+        assert_eq!(body, crate::tune::table_source(&LATTE, &[]));
+    }
+
+    /// Latte's table is its own (fitted to Latte's positions), not chess's under another name,
+    /// and Secutor's board has none.
+    #[test]
+    fn each_game_of_the_8x8_board_reads_its_own_table() {
+        let latte = Rules::default_for(Variant::Latte);
+        let chess = Rules::default_for(Variant::Chess);
+        let (Some(l), Some(c)) = (for_rules(latte), for_rules(chess)) else {
+            panic!("chess and Latte have tables");
+        };
+        assert_ne!(l, c);
+        assert!(for_rules(Rules::default_for(Variant::Secutor)).is_none());
     }
 
     /// A shipped file's lines below its `//` header, each ending in a newline: what a fit's
