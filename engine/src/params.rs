@@ -20,8 +20,11 @@ pub enum Scope {
     All,
     /// Only Secutor Chess (terms of the Secutor piece).
     Secutor,
-    /// Only orthodox chess (the learned square table fitted on its games).
+    /// Only orthodox chess (the network fitted on its positions).
     Chess,
+    /// Chess and Latte, the 8x8 board's games (each has a learned square table fitted on its
+    /// own positions).
+    Board8,
 }
 
 impl Scope {
@@ -31,6 +34,7 @@ impl Scope {
             Scope::All => true,
             Scope::Secutor => matches!(variant, Variant::Secutor),
             Scope::Chess => matches!(variant, Variant::Chess),
+            Scope::Board8 => matches!(variant, Variant::Chess | Variant::Latte),
         }
     }
 }
@@ -243,8 +247,9 @@ tunables! {
     pst_secutor_centre_mg "PstSecutorCentreMg" = 3, -30, 20, 1.5, 0.002, Secutor;
     pst_secutor_centre_eg "PstSecutorCentreEg" = 0, -30, 20, 1.5, 0.002, Secutor;
     tempo "Tempo" = 35, 0, 50, 2.0, 0.002, All;
-    // The weight in percent of the learned square table (see eval::squares).
-    square_table_scale "SquareTableScale" = 90, 0, 200, 8.0, 0.002, Chess;
+    // The weight in percent of the learned square tables of chess and Latte (see
+    // eval::squares).
+    square_table_scale "SquareTableScale" = 90, 0, 200, 8.0, 0.002, Board8;
     // The weight in percent of the small network on top of the evaluation (see board8::net):
     // half, as its SPRT tested it (at full weight it lost).
     net_scale "NetScale" = 50, 0, 200, 8.0, 0.002, Chess;

@@ -1,10 +1,10 @@
-//! What chess's learned table reads of a side beyond each piece's square and king offsets:
-//! its passed pawns, each pawn's shape, the space behind the pawns, the make-up of the
-//! material, each piece by the pawns on the board, the pawn lead by the kind of ending and
-//! the whole lead by the pawns' wings. Written once
-//! here for the evaluation, which sums the table's values, and for the fit, which lists the
-//! table entries: two copies could read different features, and the fit would tune a table
-//! for an evaluation the engine does not play.
+//! What the learned tables (chess's and Latte's) read of a side beyond each piece's square
+//! and king offsets: its passed pawns, each pawn's shape, the space behind the pawns, the
+//! make-up of the material, each piece by the pawns on the board, the pawn lead by the kind of
+//! ending and the whole lead by the pawns' wings. Written once here for the evaluation, which
+//! sums the table's values, and for the fit, which lists the table entries: two copies could
+//! read different features, and the fit would tune a table for an evaluation the engine does
+//! not play.
 
 use super::board::Board;
 use super::square::Bitboard;

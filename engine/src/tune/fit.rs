@@ -445,29 +445,52 @@ mod model_tests {
     fn the_fit_models_the_engine_evaluation_with_its_table() {
         let rules = Rules::default_for(Variant::Chess);
         let shipped = crate::board8::square_table(rules).expect("chess has a table");
-        check_model(shipped);
+        check_model(rules, &CHESS_FENS, shipped);
         let table = crate::board8::square_table_testing::patterned_table();
-        crate::board8::square_table_testing::with_table(table, || check_model(table));
+        crate::board8::square_table_testing::with_table(table, || {
+            check_model(rules, &CHESS_FENS, table)
+        });
     }
 
-    fn check_model(table: &SquareTable) {
-        let rules = Rules::default_for(Variant::Chess);
+    /// The same of Latte's table, which its fit reads with Latte's evaluation (its own
+    /// material, no network): the shipped table has values everywhere it was fitted.
+    #[test]
+    fn the_fit_models_latte_evaluation_with_its_table() {
+        let rules = Rules::default_for(Variant::Latte);
+        let shipped = crate::board8::square_table(rules).expect("Latte has a table");
+        assert!(!shipped.is_zero(), "Latte's shipped table is fitted");
         let fens = [
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R b KQ - 3 9",
-            "8/5pk1/6p1/3R4/8/6P1/r4P1K/8 w - - 0 40",
-            "2r3k1/1q3ppp/p2p4/1p1Np3/4P3/1P3Q2/P4PPP/3R2K1 w - - 0 28",
+            "rrnqknrr/nbbppbbn/ppp2ppp/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQkq - 0 1",
+            "rr1qk1rr/nbbp2b1/p1p3bp/8/1NPpP3/PP5P/2BP2NN/RR1QKBRR w KQkq - 0 15",
+            "rrkq2rr/nb2n1b1/pp3npp/3p2n1/1N6/PPP1N1RP/1BB1P2N/RRNQK2R w KQ - 0 13",
+            "3qknrr/3ppb2/6pp/2p2p2/Q7/2PBP1bP/3K2B1/1R4RR b k - 1 22",
+            "rrn1k1rr/n1bn4/pp4pp/2pP4/6Pq/PP6/NRBPNR1N/R2QK2R w KQ - 0 17",
+            "2n3k1/2N2b2/3p1np1/5pp1/P1PN4/3PN1Pr/2BK4/8 w - - 3 32",
             // Kings on the queen side, which read the table mirrored by file.
-            "2kr1b1r/ppp2ppp/2np1n2/4p3/4P3/2NP1N2/PPP2PPP/2KR1B1R w - - 0 8",
-            "3k4/ppp5/8/8/8/8/5PPP/4K3 b - - 0 30",
-            // Pieces on the king's zone with safe checks; passed pawns with both kings near.
-            "r1b2rk1/ppp2pp1/2n4p/3qP1N1/3P4/2PB4/P4PPP/R2QK2R w KQ - 0 12",
-            "8/5k2/1P6/3K4/5p2/8/6P1/8 w - - 0 50",
-            // The side to move attacks a defended knight (the threats of the side to move);
-            // a passer blocked, one free.
-            "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4",
-            "8/2k5/1p6/1P2K3/5p2/8/6P1/8 b - - 0 50",
+            "rr3k2/6b1/ppp5/4b1R1/NP1pPn2/PN1P3q/2B5/RR2KN2 w Q - 1 28",
+            "R7/3k4/5p2/4pPp1/2r3r1/4K3/8/6R1 w - - 6 66",
         ];
+        check_model(rules, &fens, shipped);
+    }
+
+    const CHESS_FENS: [&str; 10] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R b KQ - 3 9",
+        "8/5pk1/6p1/3R4/8/6P1/r4P1K/8 w - - 0 40",
+        "2r3k1/1q3ppp/p2p4/1p1Np3/4P3/1P3Q2/P4PPP/3R2K1 w - - 0 28",
+        // Kings on the queen side, which read the table mirrored by file.
+        "2kr1b1r/ppp2ppp/2np1n2/4p3/4P3/2NP1N2/PPP2PPP/2KR1B1R w - - 0 8",
+        "3k4/ppp5/8/8/8/8/5PPP/4K3 b - - 0 30",
+        // Pieces on the king's zone with safe checks; passed pawns with both kings near.
+        "r1b2rk1/ppp2pp1/2n4p/3qP1N1/3P4/2PB4/P4PPP/R2QK2R w KQ - 0 12",
+        "8/5k2/1P6/3K4/5p2/8/6P1/8 w - - 0 50",
+        // The side to move attacks a defended knight (the threats of the side to move);
+        // a passer blocked, one free.
+        "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4",
+        "8/2k5/1p6/1P2K3/5p2/8/6P1/8 b - - 0 50",
+    ];
+
+    fn check_model(rules: Rules, fens: &[&str], table: &SquareTable) {
         let text: String = fens.iter().map(|f| format!("{f} [0.5]\n")).collect();
         let params = Params::default();
         let s = Samples::read(&text, rules, &params).expect("reads");

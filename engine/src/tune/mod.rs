@@ -51,7 +51,9 @@ pub enum TuneError {
         source: FenError,
     },
     /// The rules have no learned table to tune.
-    #[error("{0} has no learned square table (only the 8x8 board's games, chess and Latte, have one)")]
+    #[error(
+        "{0} has no learned square table (only the 8x8 board's games, chess and Latte, have one)"
+    )]
     NoTable(crate::variant::Rules),
     /// The rules have no network to fit.
     #[error("{0} has no evaluation network (only orthodox chess has one)")]
