@@ -100,11 +100,11 @@ mod tests {
 
     /// The shipped file, read as `tune-squares` wrote it, is the table the evaluation uses.
     #[test]
-    fn the_shipped_table_is_its_file_read_as_diagrams() {
-        let read = crate::tune::emit::literal_order(include_str!("tables/chess.rs"));
-        assert_eq!(SquareTable::from_diagram(read), CHESS);
-        let read = crate::tune::emit::literal_order(include_str!("tables/latte.rs"));
-        assert_eq!(SquareTable::from_diagram(read), LATTE);
+    fn the_shipped_tables_are_their_files_read_as_diagrams() {
+        for (file, table) in shipped() {
+            let read = crate::tune::emit::literal_order(file);
+            assert_eq!(&SquareTable::from_diagram(read), table);
+        }
     }
 
     /// The shipped network's file below its header is what `tune-net` writes of it.
@@ -119,10 +119,9 @@ mod tests {
     /// shows here rather than at the next fit.
     #[test]
     fn the_shipped_files_are_what_the_fit_writes() {
-        let body = below_header(include_str!("tables/chess.rs"));
-        assert_eq!(body, crate::tune::table_source(&CHESS, &[]));
-        let body = below_header(include_str!("tables/latte.rs"));
-        assert_eq!(body, crate::tune::table_source(&LATTE, &[]));
+        for (file, table) in shipped() {
+            assert_eq!(below_header(file), crate::tune::table_source(table, &[]));
+        }
     }
 
     /// Latte's table is its own (fitted to Latte's positions), not chess's under another name,
@@ -136,6 +135,14 @@ mod tests {
         };
         assert_ne!(l, c);
         assert!(for_rules(Rules::default_for(Variant::Secutor)).is_none());
+    }
+
+    /// Each shipped table's file, as `tune-squares` wrote it, and the table the engine reads.
+    fn shipped() -> [(&'static str, &'static SquareTable); 2] {
+        [
+            (include_str!("tables/chess.rs"), &CHESS),
+            (include_str!("tables/latte.rs"), &LATTE),
+        ]
     }
 
     /// A shipped file's lines below its `//` header, each ending in a newline: what a fit's
