@@ -176,22 +176,22 @@ impl FloatNet {
     /// output bias) the gradient of the squared error on the samples `indices` of `s` under
     /// scale `k`: the evaluation plus this network against each label.
     fn gradient(&self, s: &NetSamples, k: f64, indices: &[usize], grad: &mut [f32]) {
-        let (hidden, net) = (self.hidden, self);
+        let hidden = self.hidden;
         let (ib, ob) = (INPUTS * hidden, INPUTS * hidden + hidden);
         let slope = (10f64.ln() * k / 400.0) as f32;
         let (mut w, mut b) = (vec![0.0f32; hidden], vec![0.0f32; hidden]);
         let mut back = vec![0.0f32; hidden];
         for &i in indices {
             let (wv, bv) = s.views(i);
-            net.sums(wv, &mut w);
-            net.sums(bv, &mut b);
+            self.sums(wv, &mut w);
+            self.sums(bv, &mut b);
             let white = s.white_to_move[i];
             let (stm, other, stm_in, other_in) = if white {
                 (&w[..], &b[..], wv, bv)
             } else {
                 (&b[..], &w[..], bv, wv)
             };
-            let out = net.output_of(stm, other);
+            let out = self.output_of(stm, other);
             let sign = if white { 1.0 } else { -1.0 };
             let e = s.base[i] + sign * out;
             let p = 1.0 / (1.0 + 10f32.powf(-(k as f32) * e / 400.0));
@@ -204,7 +204,7 @@ impl FloatNet {
                     let a = sums[j];
                     grad[ob + view * hidden + j] += g * a.clamp(0.0, 1.0);
                     back[j] = if a > 0.0 && a < 1.0 {
-                        g * net.output[view * hidden + j]
+                        g * self.output[view * hidden + j]
                     } else {
                         0.0
                     };
