@@ -35,7 +35,8 @@ pub(crate) struct NetArgs {
     /// (1 to 256); the fit is the same for the same seed and threads.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: u16,
-    /// Write the fitted network here (the engine's is `engine/src/board8/tables/chess_net.rs`).
+    /// Write the fitted network here (the engine's are `engine/src/board8/tables/<variant>_net.rs`,
+    /// each declaring its variant's static: `CHESS_NET`, `LATTE_NET`).
     #[arg(long)]
     out: Option<String>,
     /// Where the positions came from, for the written file's header.
@@ -55,7 +56,7 @@ pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
         return Err(TuneError::NetWidth(a.hidden).into());
     }
     let rules = a.data.rules()?;
-    if !engine::board8::has_net(rules) {
+    if !engine::board8::can_have_net(rules) {
         return Err(TuneError::NoNetwork(rules).into());
     }
     let params = a.data.params()?;
@@ -125,7 +126,7 @@ pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
         if let Some(source) = &a.source {
             header.push(format!("Positions: {source}."));
         }
-        std::fs::write(out, fixed.source(&header))
+        std::fs::write(out, fixed.source(rules.variant(), &header))
             .with_context(|| format!("cannot write {out}"))?;
         println!("network written to {out}");
     }

@@ -562,8 +562,8 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             "only 3 quiet positions".into(),
         ),
         (
-            vec!["tune-net", "--positions", &few, "--variant", "latte"],
-            "latte/normal has no evaluation network".into(),
+            vec!["tune-net", "--positions", &few, "--variant", "secutor"],
+            "secutor/extended has no evaluation network".into(),
         ),
         (
             vec!["tune-net", "--positions", &few, "--batch", "0"],

@@ -321,3 +321,59 @@ fn tune_net_writes_the_network_the_engine_includes() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Latte's network is fitted like chess's, on Latte's positions evaluated under Latte's rules,
+/// and written under Latte's name (`LATTE_NET` in `tables/latte_net.rs`), so that the file
+/// can sit beside chess's without either overwriting the other's static.
+#[test]
+fn tune_net_fits_and_names_lattes_network() {
+    let dir = std::env::temp_dir().join(format!("engine-tune-net-latte-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let fens = [
+        "rrnqknrr/nbbppbbn/ppp2ppp/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQkq - 0 1",
+        "4k3/8/8/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQ - 0 1",
+        "rrnqknrr/nbbppbbn/ppp2ppp/8/8/8/8/4K3 w kq - 0 1",
+    ];
+    let mut text = String::new();
+    for i in 0..1500 {
+        let fen = fens[i % fens.len()];
+        let result = ["1.0", "0.5", "0.0"][(i / fens.len() + i % 3) % 3];
+        text.push_str(&format!("{fen} [{result}]\n"));
+    }
+    let file = dir.join("positions.txt");
+    std::fs::write(&file, text).expect("write");
+    let out = dir.join("latte_net.rs");
+    let (file, out) = (file.to_str().expect("utf8"), out.to_str().expect("utf8"));
+    let (ok, stdout, err) = engine(&[
+        "tune-net",
+        "--variant",
+        "latte",
+        "--positions",
+        file,
+        "--epochs",
+        "1",
+        "--hidden",
+        "8",
+        "--out",
+        out,
+    ]);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("1500 quiet positions read"), "{stdout}");
+    let written = std::fs::read_to_string(out).expect("the network was written");
+    assert!(
+        written.contains("quiet positions of latte/normal"),
+        "{written}"
+    );
+    assert!(
+        written
+            .lines()
+            .any(|l| l == "pub(crate) const LATTE_NET_HIDDEN: usize = 8;"),
+        "{written}"
+    );
+    assert!(
+        written.lines().any(|l| l == "static LATTE_NET: Net = Net {"),
+        "{written}"
+    );
+    assert!(!written.contains("CHESS_NET"), "{written}");
+    std::fs::remove_dir_all(&dir).ok();
+}

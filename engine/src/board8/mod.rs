@@ -22,9 +22,14 @@ pub use moves::{Move, MoveKind};
 pub use square::{Bitboard, Square};
 pub use tables::for_rules as square_table;
 
-/// Whether `rules` have an evaluation network ([`net`]): `engine tune-net` fits only theirs.
-pub fn has_net(rules: crate::variant::Rules) -> bool {
-    tables::net(rules).is_some()
+/// Whether `rules` are the 8x8 board's, whose evaluation can carry a network ([`net`]):
+/// `engine tune-net` fits one for them, whether or not the engine ships one yet.
+pub fn can_have_net(rules: crate::variant::Rules) -> bool {
+    use crate::variant::Variant;
+    match rules.variant() {
+        Variant::Chess | Variant::Latte => true,
+        Variant::Secutor => false,
+    }
 }
 #[cfg(test)]
 pub(crate) use tables::testing as square_table_testing;

@@ -30,6 +30,7 @@ use super::{Board, Square};
 use crate::eval::squares::king_side;
 use crate::position::Position;
 use crate::types::{Color, Piece, Role};
+use crate::variant::Variant;
 
 /// Inputs of one view: (own or enemy, role, square) cells.
 pub const INPUTS: usize = 2 * 6 * 64;
@@ -46,13 +47,13 @@ pub const QA: i32 = 256;
 /// Fixed-point one of the output weights, per centipawn.
 pub const QB: i32 = 16;
 /// No input weight or bias beyond this (in the float unit), so that a view's sum of at most
-/// 32 pieces and a bias stays within an `i16`: 33 * 2 * 256 < 32767.
+/// 44 pieces (Latte's start) and a bias stays within an `i16`: 45 * 2 * 256 < 32767.
 pub const WEIGHT_LIMIT: f32 = 2.0;
 /// No output weight beyond this (in the float unit): 128 units of at most `QA` each, times
 /// `OUTPUT_LIMIT * OUTPUT_SCALE * QB`, stays within an `i32`.
 pub const OUTPUT_LIMIT: f32 = 10.0;
 
-const _: () = assert!(33 * (WEIGHT_LIMIT as i32) * QA < i16::MAX as i32);
+const _: () = assert!(45 * (WEIGHT_LIMIT as i32) * QA < i16::MAX as i32);
 /// Whether the output's sum of `hidden` units a view stays within an `i32`: each unit is at
 /// most `QA`, each weight at most `OUTPUT_LIMIT * OUTPUT_SCALE * QB`.
 pub const fn width_fits(hidden: usize) -> bool {
@@ -140,10 +141,10 @@ impl<const H: usize> Net<H> {
         net
     }
 
-    /// The Rust source of this network as `engine/src/board8/tables/chess_net.rs` holds it:
-    /// `header`'s lines as comments, then its width (which becomes the engine's [`HIDDEN`])
-    /// and its static.
-    pub fn source(&self, header: &[String]) -> String {
+    /// The Rust source of this network as `engine/src/board8/tables/<variant>_net.rs` holds
+    /// it for `variant` (`CHESS_NET`, `LATTE_NET`): `header`'s lines as comments, then its
+    /// width (which becomes the engine's [`HIDDEN`]) and its static.
+    pub fn source(&self, variant: Variant, header: &[String]) -> String {
         use std::fmt::Write;
         let mut out = String::new();
         for line in header {
@@ -152,8 +153,9 @@ impl<const H: usize> Net<H> {
         let list = |values: &mut dyn Iterator<Item = i32>| {
             values.map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
         };
-        let _ = writeln!(out, "pub(crate) const CHESS_NET_HIDDEN: usize = {H};");
-        out.push_str("static CHESS_NET: Net = Net {\n    input: [\n");
+        let name = variant.id().to_ascii_uppercase();
+        let _ = writeln!(out, "pub(crate) const {name}_NET_HIDDEN: usize = {H};");
+        let _ = write!(out, "static {name}_NET: Net = Net {{\n    input: [\n");
         for row in &self.input {
             let _ = writeln!(
                 out,

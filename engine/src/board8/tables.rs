@@ -111,7 +111,7 @@ mod tests {
     #[test]
     fn the_shipped_network_file_is_what_the_fit_writes() {
         let body = below_header(include_str!("tables/chess_net.rs"));
-        assert_eq!(body, CHESS_NET.source(&[]));
+        assert_eq!(body, CHESS_NET.source(Variant::Chess, &[]));
     }
 
     /// The shipped files below their headers are what `tune-squares` writes of the tables:

@@ -55,8 +55,10 @@ pub enum TuneError {
         "{0} has no learned square table (only the 8x8 board's games, chess and Latte, have one)"
     )]
     NoTable(crate::variant::Rules),
-    /// The rules have no network to fit.
-    #[error("{0} has no evaluation network (only orthodox chess has one)")]
+    /// The rules' board carries no network.
+    #[error(
+        "{0} has no evaluation network (only the 8x8 board's games, chess and Latte, can have one)"
+    )]
     NoNetwork(crate::variant::Rules),
     /// A network width the engine is not built to read.
     #[error(

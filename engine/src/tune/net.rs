@@ -20,7 +20,7 @@ use crate::eval::{PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::Position;
 use crate::types::Color;
-use crate::variant::Rules;
+use crate::variant::{Rules, Variant};
 
 /// The quiet positions of a data set for the network's fit.
 #[derive(Clone, Debug, Default)]
@@ -245,8 +245,8 @@ impl FloatNet {
 pub trait FixedPoint {
     /// Its losses on `s` under `config` and scale `k`, as the engine would read it.
     fn losses(&self, config: &NetConfig, s: &NetSamples, k: f64) -> NetLosses;
-    /// The Rust source of `engine/src/board8/tables/chess_net.rs` under `header`.
-    fn source(&self, header: &[String]) -> String;
+    /// The Rust source of `engine/src/board8/tables/<variant>_net.rs` under `header`.
+    fn source(&self, variant: Variant, header: &[String]) -> String;
 }
 
 impl<const H: usize> FixedPoint for Net<H> {
@@ -254,8 +254,8 @@ impl<const H: usize> FixedPoint for Net<H> {
         config.quantised_losses(s, k, self)
     }
 
-    fn source(&self, header: &[String]) -> String {
-        Net::source(self, header)
+    fn source(&self, variant: Variant, header: &[String]) -> String {
+        Net::source(self, variant, header)
     }
 }
 
@@ -655,10 +655,14 @@ mod tests {
                 (q.train - float.train).abs() < float.train / 20.0,
                 "width {width}: {float:?} vs {q:?}"
             );
-            let source = fixed.source(&["a header".into()]);
-            let declared = format!("pub(crate) const CHESS_NET_HIDDEN: usize = {width};");
-            assert!(source.lines().any(|l| l == declared), "width {width}");
-            assert!(source.starts_with("// a header\n"), "width {width}");
+            for (variant, name) in [(Variant::Chess, "CHESS"), (Variant::Latte, "LATTE")] {
+                let source = fixed.source(variant, &["a header".into()]);
+                let declared = format!("pub(crate) const {name}_NET_HIDDEN: usize = {width};");
+                assert!(source.lines().any(|l| l == declared), "width {width}");
+                let static_line = format!("static {name}_NET: Net = Net {{");
+                assert!(source.lines().any(|l| l == static_line), "width {width}");
+                assert!(source.starts_with("// a header\n"), "width {width}");
+            }
         }
         let net = FloatNet::new(32, 1).expect("a width of WIDTHS");
         assert!(net.quantised::<64>().is_none(), "a build of another width");
