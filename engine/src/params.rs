@@ -20,10 +20,8 @@ pub enum Scope {
     All,
     /// Only Secutor Chess (terms of the Secutor piece).
     Secutor,
-    /// Only orthodox chess (the network fitted on its positions).
-    Chess,
-    /// Chess and Latte, the 8x8 board's games (each has a learned square table fitted on its
-    /// own positions).
+    /// Chess and Latte, the 8x8 board's games (each has a learned square table and a network
+    /// fitted on its own positions).
     Board8,
 }
 
@@ -33,7 +31,6 @@ impl Scope {
         match self {
             Scope::All => true,
             Scope::Secutor => matches!(variant, Variant::Secutor),
-            Scope::Chess => matches!(variant, Variant::Chess),
             Scope::Board8 => matches!(variant, Variant::Chess | Variant::Latte),
         }
     }
@@ -250,9 +247,9 @@ tunables! {
     // The weight in percent of the learned square tables of chess and Latte (see
     // eval::squares).
     square_table_scale "SquareTableScale" = 90, 0, 200, 8.0, 0.002, Board8;
-    // The weight in percent of the small network on top of the evaluation (see board8::net):
-    // half, as its SPRT tested it (at full weight it lost).
-    net_scale "NetScale" = 50, 0, 200, 8.0, 0.002, Chess;
+    // The weight in percent of the small networks on top of chess's and Latte's evaluations
+    // (see board8::net): half, as their SPRTs tested them (at full weight chess's lost).
+    net_scale "NetScale" = 50, 0, 200, 8.0, 0.002, Board8;
     // The search's margins and reductions (see search/mod.rs): each is a guess about how far
     // a score can move in so many plies, which games measure better than reasoning.
     aspiration_window "AspirationWindow" = 25, 8, 80, 3.0, 0.002, All;

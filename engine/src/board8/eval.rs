@@ -747,13 +747,13 @@ mod tests {
         crate::board8::square_table_testing::with_table(table, || run(&mut warm));
     }
 
-    /// Chess positions of the suite and of random games from them, castling rights dropped
-    /// (so that each has a mirror image by file).
-    fn chess_positions_without_castling() -> Vec<Board> {
+    /// Positions of `variant` in the suite and of random games from them, castling rights
+    /// dropped (so that each has a mirror image by file).
+    fn positions_without_castling(variant: crate::variant::Variant) -> Vec<Board> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let mut out = Vec::new();
         for (rules, fen) in suite() {
-            if rules.variant() != crate::variant::Variant::Chess {
+            if rules.variant() != variant {
                 continue;
             }
             let mut p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
@@ -771,22 +771,41 @@ mod tests {
         out
     }
 
-    /// Each view of the network reads the board from its king's wing, as the learned table
-    /// does: a position and its mirror image by file get the same output, whichever wing (or
-    /// the d and e files) each king stands on; and the output is not one constant.
+    /// Each view of each network (chess's, Latte's) reads the board from its king's wing, as
+    /// the learned table does: a position and its mirror image by file get the same output,
+    /// whichever wing (or the d and e files) each king stands on; and the output is not one
+    /// constant.
     #[test]
-    fn the_network_reads_a_position_as_its_mirror_by_file() {
-        let rules = Rules::default_for(crate::variant::Variant::Chess);
-        let net = super::super::tables::net(rules).expect("chess has a network");
-        let mut outputs = std::collections::BTreeSet::new();
-        for p in chess_positions_without_castling() {
-            let fen = p.to_fen();
-            let mirrored = mirror_files_fen(&fen);
-            let q = Board::from_fen(rules, &mirrored).unwrap_or_else(|e| panic!("{mirrored}: {e}"));
-            assert_eq!(net.evaluate(&p), net.evaluate(&q), "{fen} vs {mirrored}");
-            outputs.insert(net.evaluate(&p));
+    fn the_networks_read_a_position_as_its_mirror_by_file() {
+        for variant in [crate::variant::Variant::Chess, crate::variant::Variant::Latte] {
+            let positions = positions_without_castling(variant);
+            assert!(positions.len() > 100, "{variant}");
+            let mut outputs = std::collections::BTreeSet::new();
+            for p in positions {
+                let net = super::super::tables::net(p.rules).expect("the 8x8 games have networks");
+                let fen = p.to_fen();
+                let mirrored = mirror_files_fen(&fen);
+                let q =
+                    Board::from_fen(p.rules, &mirrored).unwrap_or_else(|e| panic!("{mirrored}: {e}"));
+                assert_eq!(net.evaluate(&p), net.evaluate(&q), "{fen} vs {mirrored}");
+                outputs.insert(net.evaluate(&p));
+            }
+            assert!(outputs.len() > 10, "{variant}'s network's outputs: {outputs:?}");
         }
-        assert!(outputs.len() > 10, "the network's outputs: {outputs:?}");
+    }
+
+    /// Latte's network is its own (fitted to Latte's positions), not chess's under another
+    /// name; Secutor's board has none.
+    #[test]
+    fn each_game_of_the_8x8_board_reads_its_own_network() {
+        use crate::variant::Variant;
+        let of = |v| super::super::tables::net(Rules::default_for(v));
+        let (Some(chess), Some(latte)) = (of(Variant::Chess), of(Variant::Latte)) else {
+            panic!("chess and Latte have networks");
+        };
+        assert!(!std::ptr::eq(chess, latte));
+        assert_ne!(chess.output, latte.output);
+        assert!(of(Variant::Secutor).is_none());
     }
 
     /// The network's sums the board keeps through `make` and `unmake` are, after every legal
@@ -829,12 +848,10 @@ mod tests {
         );
     }
 
-    /// `NetScale` weighs the network's output and nothing else: at 100 the evaluation is the
-    /// one at 0 plus the output, at 200 plus twice it; Latte has no network to weigh.
+    /// `NetScale` weighs each game's network's output and nothing else: at 100 the
+    /// evaluation is the one at 0 plus the output, at 200 plus twice it, in chess and Latte.
     #[test]
     fn net_scale_adds_the_networks_output_and_nothing_else() {
-        let chess = Rules::default_for(crate::variant::Variant::Chess);
-        let net = super::super::tables::net(chess).expect("chess has a network");
         let at = |scale: i32, p: &Board| {
             let params = Params {
                 net_scale: scale,
@@ -842,19 +859,16 @@ mod tests {
             };
             p.evaluate(&params, &mut PawnCache::new())
         };
-        let mut moved = 0;
-        for p in chess_positions_without_castling() {
-            let n = net.evaluate(&p);
-            assert_eq!(at(100, &p), at(0, &p) + n, "{}", p.to_fen());
-            assert_eq!(at(200, &p), at(0, &p) + 2 * n, "{}", p.to_fen());
-            moved += usize::from(n != 0);
-        }
-        assert!(moved > 0, "the network moved no evaluation");
-        for (rules, fen) in suite() {
-            if rules.variant() == crate::variant::Variant::Latte {
-                let p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
-                assert_eq!(at(100, &p), at(0, &p), "{fen}");
+        for variant in [crate::variant::Variant::Chess, crate::variant::Variant::Latte] {
+            let mut moved = 0;
+            for p in positions_without_castling(variant) {
+                let net = super::super::tables::net(p.rules).expect("the 8x8 games have networks");
+                let n = net.evaluate(&p);
+                assert_eq!(at(100, &p), at(0, &p) + n, "{}", p.to_fen());
+                assert_eq!(at(200, &p), at(0, &p) + 2 * n, "{}", p.to_fen());
+                moved += usize::from(n != 0);
             }
+            assert!(moved > 0, "{variant}'s network moved no evaluation");
         }
     }
 

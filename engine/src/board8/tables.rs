@@ -6,15 +6,24 @@ use crate::eval::squares::SquareTable;
 use crate::variant::{Rules, Variant};
 
 // Orthodox chess's network, `CHESS_NET`, and its width, `CHESS_NET_HIDDEN` (which the engine's
-// `net::HIDDEN` reads): `engine tune-net` wrote the file.
+// `net::HIDDEN` reads), and Latte's, `LATTE_NET` (one for its four rule-sets, as its table):
+// `engine tune-net` wrote the files.
 include!("tables/chess_net.rs");
+include!("tables/latte_net.rs");
 
-/// The network of `rules`, if it has one.
+// The board keeps one width of sums whichever game it plays: the networks share it.
+const _: () = assert!(
+    LATTE_NET_HIDDEN == CHESS_NET_HIDDEN,
+    "Latte's network and chess's must have one width (engine tune-net --hidden)"
+);
+
+/// The network of `rules`, if it has one: the 8x8 board's games have one each.
 #[inline]
 pub(crate) fn net(rules: Rules) -> Option<&'static Net> {
     match rules.variant() {
         Variant::Chess => Some(&CHESS_NET),
-        Variant::Latte | Variant::Secutor => None,
+        Variant::Latte => Some(&LATTE_NET),
+        Variant::Secutor => None,
     }
 }
 
@@ -107,11 +116,16 @@ mod tests {
         }
     }
 
-    /// The shipped network's file below its header is what `tune-net` writes of it.
+    /// The shipped networks' files below their headers are what `tune-net` writes of them.
     #[test]
-    fn the_shipped_network_file_is_what_the_fit_writes() {
-        let body = below_header(include_str!("tables/chess_net.rs"));
-        assert_eq!(body, CHESS_NET.source(Variant::Chess, &[]));
+    fn the_shipped_network_files_are_what_the_fit_writes() {
+        let files = [
+            (include_str!("tables/chess_net.rs"), Variant::Chess, &CHESS_NET),
+            (include_str!("tables/latte_net.rs"), Variant::Latte, &LATTE_NET),
+        ];
+        for (file, variant, net) in files {
+            assert_eq!(below_header(file), net.source(variant, &[]), "{variant}");
+        }
     }
 
     /// The shipped files below their headers are what `tune-squares` writes of the tables:
