@@ -1,6 +1,6 @@
-//! A small network on top of chess's evaluation: one hidden layer over the pieces' squares
-//! seen from each side, whose output (weighted by `NetScale`) the evaluation adds after
-//! everything else. Fitted by `engine tune-net` ([`crate::tune::net`]) to a stronger engine's
+//! Small networks on top of chess's and Latte's evaluations: one hidden layer over the
+//! pieces' squares seen from each side, whose output (weighted by `NetScale`) the evaluation
+//! adds after everything else. Fitted by `engine tune-net` ([`crate::tune::net`]) to a stronger engine's
 //! evaluations, as the residual the whole evaluation, learned table included, leaves; the
 //! weights are integers, so the sum is exact and the bench deterministic.
 //!
@@ -19,6 +19,10 @@
 //! Refitted on 1,026,654 positions (those positions' games, positions one to three random
 //! moves off them as a search tree holds, labelled alike), the same 64 units won another
 //! +12.6 Elo by SPRT.
+//!
+//! Latte has a network of its own (`tables/latte_net.rs`, one for its four rule-sets), fitted
+//! the same way to Stockfish's classical evaluations of Latte positions on top of Latte's own
+//! table; the two share one width, since the board keeps one width of sums.
 //!
 //! The board keeps each view's hidden sums ([`Accumulator`]) as it keeps its piece-square
 //! sums: `make` adds and takes away the rows of the pieces that moved (a view is summed afresh
