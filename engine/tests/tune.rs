@@ -35,13 +35,17 @@ fn number_after(text: &str, word: &str) -> f64 {
 /// Quiet positions where the side with the better-placed pieces tends to win, so the
 /// engine's table and no table predict them differently.
 fn positions() -> String {
-    let fens = [
+    positions_of(&[
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
         "4k3/8/8/3N4/8/8/8/N3K3 w - - 0 1",
         "n3k3/8/8/8/3n4/8/8/4K3 w - - 0 1",
         "4k3/pp3ppp/8/8/8/8/PPP2PPP/4K3 w - - 0 1",
-    ];
+    ])
+}
+
+/// 1,500 `FEN [result]` lines cycling through `fens`, the results spread over each.
+fn positions_of(fens: &[&str]) -> String {
     let mut text = String::new();
     for i in 0..1500 {
         let fen = fens[i % fens.len()];
@@ -329,17 +333,11 @@ fn tune_net_writes_the_network_the_engine_includes() {
 fn tune_net_fits_and_names_lattes_network() {
     let dir = std::env::temp_dir().join(format!("engine-tune-net-latte-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let fens = [
+    let text = positions_of(&[
         "rrnqknrr/nbbppbbn/ppp2ppp/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQkq - 0 1",
         "4k3/8/8/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQ - 0 1",
         "rrnqknrr/nbbppbbn/ppp2ppp/8/8/8/8/4K3 w kq - 0 1",
-    ];
-    let mut text = String::new();
-    for i in 0..1500 {
-        let fen = fens[i % fens.len()];
-        let result = ["1.0", "0.5", "0.0"][(i / fens.len() + i % 3) % 3];
-        text.push_str(&format!("{fen} [{result}]\n"));
-    }
+    ]);
     let file = dir.join("positions.txt");
     std::fs::write(&file, text).expect("write");
     let out = dir.join("latte_net.rs");
