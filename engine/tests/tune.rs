@@ -369,7 +369,9 @@ fn tune_net_fits_and_names_lattes_network() {
         "{written}"
     );
     assert!(
-        written.lines().any(|l| l == "static LATTE_NET: Net = Net {"),
+        written
+            .lines()
+            .any(|l| l == "static LATTE_NET: Net = Net {"),
         "{written}"
     );
     assert!(!written.contains("CHESS_NET"), "{written}");

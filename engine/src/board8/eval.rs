@@ -777,7 +777,10 @@ mod tests {
     /// constant.
     #[test]
     fn the_networks_read_a_position_as_its_mirror_by_file() {
-        for variant in [crate::variant::Variant::Chess, crate::variant::Variant::Latte] {
+        for variant in [
+            crate::variant::Variant::Chess,
+            crate::variant::Variant::Latte,
+        ] {
             let positions = positions_without_castling(variant);
             assert!(positions.len() > 100, "{variant}");
             let mut outputs = std::collections::BTreeSet::new();
@@ -785,12 +788,15 @@ mod tests {
                 let net = super::super::tables::net(p.rules).expect("the 8x8 games have networks");
                 let fen = p.to_fen();
                 let mirrored = mirror_files_fen(&fen);
-                let q =
-                    Board::from_fen(p.rules, &mirrored).unwrap_or_else(|e| panic!("{mirrored}: {e}"));
+                let q = Board::from_fen(p.rules, &mirrored)
+                    .unwrap_or_else(|e| panic!("{mirrored}: {e}"));
                 assert_eq!(net.evaluate(&p), net.evaluate(&q), "{fen} vs {mirrored}");
                 outputs.insert(net.evaluate(&p));
             }
-            assert!(outputs.len() > 10, "{variant}'s network's outputs: {outputs:?}");
+            assert!(
+                outputs.len() > 10,
+                "{variant}'s network's outputs: {outputs:?}"
+            );
         }
     }
 
@@ -859,7 +865,10 @@ mod tests {
             };
             p.evaluate(&params, &mut PawnCache::new())
         };
-        for variant in [crate::variant::Variant::Chess, crate::variant::Variant::Latte] {
+        for variant in [
+            crate::variant::Variant::Chess,
+            crate::variant::Variant::Latte,
+        ] {
             let mut moved = 0;
             for p in positions_without_castling(variant) {
                 let net = super::super::tables::net(p.rules).expect("the 8x8 games have networks");

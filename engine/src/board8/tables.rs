@@ -120,8 +120,16 @@ mod tests {
     #[test]
     fn the_shipped_network_files_are_what_the_fit_writes() {
         let files = [
-            (include_str!("tables/chess_net.rs"), Variant::Chess, &CHESS_NET),
-            (include_str!("tables/latte_net.rs"), Variant::Latte, &LATTE_NET),
+            (
+                include_str!("tables/chess_net.rs"),
+                Variant::Chess,
+                &CHESS_NET,
+            ),
+            (
+                include_str!("tables/latte_net.rs"),
+                Variant::Latte,
+                &LATTE_NET,
+            ),
         ];
         for (file, variant, net) in files {
             assert_eq!(below_header(file), net.source(variant, &[]), "{variant}");
