@@ -1,8 +1,9 @@
 //! Small networks on top of chess's and Latte's evaluations: one hidden layer over the
 //! pieces' squares seen from each side, whose output (weighted by `NetScale`) the evaluation
-//! adds after everything else. Fitted by `engine tune-net` ([`crate::tune::net`]) to a stronger engine's
-//! evaluations, as the residual the whole evaluation, learned table included, leaves; the
-//! weights are integers, so the sum is exact and the bench deterministic.
+//! adds after everything else. Fitted by `engine tune-net` ([`crate::tune::net`]) to a
+//! stronger engine's evaluations, as the residual the whole evaluation, learned table
+//! included, leaves; the weights are integers, so the sum is exact and the bench
+//! deterministic.
 //!
 //! The learned table is linear: a knight on f5 adds the same whatever stands beside it. Each
 //! hidden unit reads every piece at once and is clipped to [0, 1], so the output can depend on
