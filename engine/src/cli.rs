@@ -76,6 +76,9 @@ enum Command {
     TuneWeights(crate::weights_cli::WeightsArgs),
     /// Fit the evaluation's small network to labelled positions.
     TuneNet(crate::net_cli::NetArgs),
+    /// Write a built-in network (chess's, Latte's) as a network file (the UCI option
+    /// EvalFile reads one).
+    ExportNet(crate::net_cli::ExportArgs),
     /// Run an EPD test suite with bm/am opcodes and report solved / total.
     Epd {
         /// The .epd file.
@@ -145,6 +148,7 @@ pub(crate) fn main() -> ExitCode {
         Some(Command::TuneSquares(args)) => crate::tune_cli::run(&args),
         Some(Command::TuneWeights(args)) => crate::weights_cli::run(&args),
         Some(Command::TuneNet(args)) => crate::net_cli::run(&args),
+        Some(Command::ExportNet(args)) => crate::net_cli::export(&args),
         Some(Command::Epd {
             file,
             movetime,

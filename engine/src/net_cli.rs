@@ -6,6 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use engine::board8::net_file;
 use engine::tune::net::{NetConfig, NetSamples};
 use engine::tune::{check_learning_rate, enough_positions, TuneError};
 
@@ -42,11 +43,41 @@ pub(crate) struct NetArgs {
     /// Where the positions came from, for the written file's header.
     #[arg(long)]
     source: Option<String>,
+    /// Also write the fitted network as a network file here: what the UCI option `EvalFile`
+    /// and a worker's `net=FILE` read, so that it plays without a build of its own.
+    #[arg(long)]
+    out_net: Option<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct ExportArgs {
+    /// chess or latte: whose built-in network.
+    #[arg(long)]
+    variant: String,
+    /// The network file to write.
+    #[arg(long)]
+    out: String,
+}
+
+/// `engine export-net`: writes a built-in network as a network file, the starting point of a
+/// candidate (or the reference an SPRT of one plays against).
+pub(crate) fn export(a: &ExportArgs) -> Result<ExitCode> {
+    let rules = engine::Rules::parse(&a.variant, None)?;
+    let net = engine::board8::builtin_net(rules).ok_or(TuneError::NoNetwork(rules))?;
+    let bytes = net_file::to_bytes(net, rules.variant());
+    net_file::write(std::path::Path::new(&a.out), &bytes)?;
+    println!(
+        "{} network ({} units a view) written to {}",
+        rules.variant(),
+        engine::board8::net::HIDDEN,
+        a.out
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
     check_learning_rate(a.learning_rate)?;
-    if a.epochs == 0 && a.out.is_some() {
+    if a.epochs == 0 && (a.out.is_some() || a.out_net.is_some()) {
         anyhow::bail!("--epochs 0 fits nothing; there is no network for --out to write");
     }
     if a.batch == 0 {
@@ -129,6 +160,20 @@ pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
         std::fs::write(out, fixed.source(rules.variant(), &header))
             .with_context(|| format!("cannot write {out}"))?;
         println!("network written to {out}");
+    }
+    if let Some(out) = &a.out_net {
+        net_file::write(
+            std::path::Path::new(out),
+            &fixed.file_bytes(rules.variant()),
+        )?;
+        println!("network file written to {out}");
+        if fixed.hidden() != engine::board8::net::HIDDEN {
+            println!(
+                "note: this build reads networks of {} units a view; one of {} plays in a build of that width (--out)",
+                engine::board8::net::HIDDEN,
+                fixed.hidden()
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::board8::net_file::{self, LoadedNet, NetFileError};
 use crate::board8::Board;
 use crate::error::{FenError, MoveError, RulesError};
 use crate::eval::{PawnCache, SearchPosition};
@@ -55,7 +56,13 @@ pub enum UciError {
     /// `go` while a search runs.
     #[error("a search is already running; send stop first")]
     Busy,
+    /// A network file (`EvalFile`).
+    #[error(transparent)]
+    Network(#[from] NetFileError),
 }
+
+/// The `EvalFile` value that means each game's built-in network.
+pub const BUILTIN_NETWORK: &str = "<builtin>";
 
 /// Where output goes: shared between the command loop and the search thread.
 pub type Output = Arc<Mutex<dyn Write + Send>>;
@@ -118,6 +125,8 @@ struct Session<P: SearchPosition> {
     game: Game<P>,
     searcher: Option<Searcher<P>>,
     running: Option<(JoinHandle<Searcher<P>>, Arc<AtomicBool>)>,
+    /// The network of `EvalFile`, when it is for this session's game.
+    network: Option<P::Network>,
 }
 
 impl<P: SearchPosition> Session<P> {
@@ -126,7 +135,29 @@ impl<P: SearchPosition> Session<P> {
             game: Game::new(rules)?,
             searcher: Some(Searcher::new(hash, params)),
             running: None,
+            network: None,
         })
+    }
+
+    /// Evaluates with `loaded` from the next search on, if it is for `rules`' game; else with
+    /// the game's own network, and hands back why `loaded` is not used.
+    fn set_network(&mut self, loaded: Option<&LoadedNet>, rules: Rules) -> Option<NetFileError> {
+        let (network, unused) = match loaded.map(|l| P::network(l, rules)) {
+            None => (None, None),
+            Some(Ok(n)) => (Some(n), None),
+            Some(Err(e)) => (None, Some(e)),
+        };
+        self.network = network;
+        unused
+    }
+
+    /// The current position, reading the session's network.
+    fn position(&self) -> P {
+        let mut pos = self.game.position().clone();
+        if let Some(n) = self.network {
+            pos.use_network(n);
+        }
+        pos
     }
 
     /// Waits for a running search and takes its searcher back.
@@ -183,6 +214,7 @@ impl<P: SearchPosition> Session<P> {
         };
         searcher.params = params.clone();
         searcher.features = features;
+        searcher.set_network(self.network);
         let stop = searcher.stop_flag();
         stop.store(false, Ordering::Relaxed);
         let pos = self.game.position().clone();
@@ -233,7 +265,7 @@ impl<P: SearchPosition> Session<P> {
 
     /// The static evaluation, with a cache of its own: the searcher's may be on its thread.
     fn eval(&self, params: &Params) -> i32 {
-        self.game.position().evaluate(params, &mut PawnCache::new())
+        self.position().evaluate(params, &mut PawnCache::new())
     }
 }
 
@@ -285,6 +317,8 @@ pub struct Uci {
     params: Params,
     features: Features,
     session: AnySession,
+    /// The network `EvalFile` loaded, used in positions of its game.
+    eval_file: Option<LoadedNet>,
     out: Output,
 }
 
@@ -303,6 +337,7 @@ impl Uci {
             params: Params::default(),
             features: Features::default(),
             session: AnySession::Board8(session),
+            eval_file: None,
             out,
         }
     }
@@ -322,7 +357,46 @@ impl Uci {
                 AnySession::Gustavian(Session::new(rules, self.hash, self.params.clone())?)
             }
         };
+        self.apply_network()
+    }
+
+    /// Hands `EvalFile`'s network to the session, saying so when its game is not the one
+    /// played (its positions are then evaluated with their own network).
+    fn apply_network(&mut self) -> Result<(), UciError> {
+        let rules = self.rules()?;
+        let loaded = self.eval_file.as_ref();
+        if let Some(unused) = each!(&mut self.session, s => s.set_network(loaded, rules)) {
+            say(
+                &self.out,
+                &format!("info string EvalFile not used in {rules}: {unused}"),
+            );
+        }
         Ok(())
+    }
+
+    /// `setoption name EvalFile value <path>`: loads and checks the file, or with
+    /// [`BUILTIN_NETWORK`] goes back to each game's own network.
+    fn set_eval_file(&mut self, value: &str) -> Result<(), UciError> {
+        each!(&mut self.session, s => s.stop());
+        let value = value.trim();
+        if value.is_empty() || value == BUILTIN_NETWORK {
+            self.eval_file = None;
+            say(
+                &self.out,
+                "info string EvalFile: each game's built-in network",
+            );
+        } else {
+            let loaded = net_file::load(std::path::Path::new(value))?;
+            say(
+                &self.out,
+                &format!(
+                    "info string EvalFile: {} network {} from {value}",
+                    loaded.variant, loaded.name
+                ),
+            );
+            self.eval_file = Some(loaded);
+        }
+        self.apply_network()
     }
 
     /// Handles one command line. Returns `false` after `quit`.
@@ -365,6 +439,10 @@ impl Uci {
                     ),
                 );
                 say(out, "option name Clear Hash type button");
+                say(
+                    out,
+                    &format!("option name EvalFile type string default {BUILTIN_NETWORK}"),
+                );
                 say(
                     out,
                     "option name Search type combo default full var full var plain",
@@ -477,6 +555,7 @@ impl Uci {
                 each!(&mut self.session, s => s.resize(mib)?);
             }
             "clear hash" => each!(&mut self.session, s => s.new_game()?),
+            "evalfile" => self.set_eval_file(value.as_deref().unwrap_or(""))?,
             // `plain`: alpha-beta with quiescence only, the baseline that shows what the
             // search features are worth.
             "search" => {

@@ -593,6 +593,38 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             vec!["tune-weights", "--positions", &few, "--threads", "100000"],
             "--threads".into(),
         ),
+        (
+            vec![
+                "export-net",
+                "--variant",
+                "secutor",
+                "--out",
+                "/tmp/never.net",
+            ],
+            "secutor/extended has no evaluation network".into(),
+        ),
+        (
+            vec![
+                "export-net",
+                "--variant",
+                "chess",
+                "--out",
+                "/nonexistent/dir/c.net",
+            ],
+            "cannot write network file /nonexistent/dir/c.net".into(),
+        ),
+        (
+            vec![
+                "tune-net",
+                "--positions",
+                &few,
+                "--epochs",
+                "0",
+                "--out-net",
+                "x.net",
+            ],
+            "--epochs 0 fits nothing".into(),
+        ),
     ]);
     for (args, needle) in cases {
         let (code, stderr) = engine_cmd(&args);

@@ -179,3 +179,48 @@ fn probcut_keeps_the_tactics_it_could_cut() {
         assert_eq!(best, "b5c7", "probcut {probcut}");
     }
 }
+
+/// A searcher handed a network searches with it: the shipped network read back from a file
+/// searches exactly as without one (the same nodes, the same move), a changed one otherwise;
+/// handing back `None` returns to the position's own network, its cached evaluations gone.
+#[test]
+fn a_searcher_searches_with_the_network_it_is_handed() {
+    use engine::board8::net_file;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rules = chess();
+    let shipped = engine::board8::builtin_net(rules).expect("chess has a network");
+    let mut changed = shipped.clone();
+    for row in changed.input.iter_mut().step_by(7) {
+        row.iter_mut().for_each(|w| *w /= 2);
+    }
+    let load = |name: &str, net: &engine::board8::net::Net| {
+        let path = dir.path().join(name);
+        net_file::write(&path, &net_file::to_bytes(net, Variant::Chess)).expect("written");
+        let loaded = net_file::load(&path).expect("loads");
+        Board::network(&loaded, rules).expect("chess's")
+    };
+    let (same, other) = (load("same.net", shipped), load("other.net", &changed));
+    let pos = Board::from_fen(
+        rules,
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    )
+    .expect("valid");
+    let run = |network| {
+        let mut s = Searcher::<Board>::new(8, Params::default());
+        s.set_network(network);
+        let r = s.search(&pos, &[], &depth(9), |_| {});
+        (r.nodes, r.best)
+    };
+    let own = run(None);
+    assert_eq!(run(Some(same)), own);
+    assert_ne!(run(Some(other)).0, own.0);
+
+    let mut s = Searcher::<Board>::new(8, Params::default());
+    s.set_network(Some(other));
+    let first = s.search(&pos, &[], &depth(9), |_| {}).nodes;
+    s.new_game();
+    s.set_network(None);
+    assert_eq!(s.network(), None);
+    assert_ne!(first, own.0);
+    assert_eq!(s.search(&pos, &[], &depth(9), |_| {}).nodes, own.0);
+}

@@ -377,3 +377,79 @@ fn tune_net_fits_and_names_lattes_network() {
     assert!(!written.contains("CHESS_NET"), "{written}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--out-net` writes the fitted network as a file the engine loads (`EvalFile`): at the
+/// build's width it loads as a Latte network; at another it is refused naming both widths.
+#[test]
+fn tune_net_writes_a_network_file_the_engine_loads() {
+    use engine::board8::net::HIDDEN;
+    use engine::board8::net_file::{self, NetFileError};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("positions.txt");
+    std::fs::write(
+        &file,
+        positions_of(&[
+            "rrnqknrr/nbbppbbn/ppp2ppp/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQkq - 0 1",
+            "4k3/8/8/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQ - 0 1",
+            "rrnqknrr/nbbppbbn/ppp2ppp/8/8/8/8/4K3 w kq - 0 1",
+        ]),
+    )
+    .expect("write");
+    let other_width = if HIDDEN == 8 { 16 } else { 8 };
+    for hidden in [HIDDEN, other_width] {
+        let out = dir.path().join(format!("latte-{hidden}.net"));
+        let (ok, stdout, err) = engine(&[
+            "tune-net",
+            "--variant",
+            "latte",
+            "--positions",
+            file.to_str().expect("utf8"),
+            "--epochs",
+            "1",
+            "--hidden",
+            &hidden.to_string(),
+            "--out-net",
+            out.to_str().expect("utf8"),
+        ]);
+        assert!(ok, "{err}");
+        assert!(stdout.contains("network file written to"), "{stdout}");
+        match net_file::load(&out) {
+            Ok(loaded) => {
+                assert_eq!(hidden, HIDDEN);
+                assert_eq!(loaded.variant, engine::Variant::Latte);
+            }
+            Err(NetFileError::Width { hidden: h, .. }) => {
+                assert_eq!((h, hidden), (other_width, other_width));
+                assert!(
+                    stdout.contains("note: this build reads networks of"),
+                    "{stdout}"
+                );
+            }
+            Err(e) => panic!("{hidden} units: {e}"),
+        }
+    }
+}
+
+/// `export-net` writes the built-in network: loading the file gives that very network.
+#[test]
+fn export_net_writes_the_built_in_network() {
+    use engine::board8::net_file;
+    let dir = tempfile::tempdir().expect("temp dir");
+    for variant in [engine::Variant::Chess, engine::Variant::Latte] {
+        let out = dir.path().join(format!("{variant}.net"));
+        let (ok, stdout, err) = engine(&[
+            "export-net",
+            "--variant",
+            variant.id(),
+            "--out",
+            out.to_str().expect("utf8"),
+        ]);
+        assert!(ok, "{err}");
+        assert!(stdout.contains("written to"), "{stdout}");
+        let loaded = net_file::load(&out).expect("loads");
+        assert_eq!(loaded.variant, variant);
+        let builtin = engine::board8::builtin_net(engine::Rules::default_for(variant))
+            .expect("a built-in network");
+        assert!(std::ptr::eq(loaded.net.net(), builtin));
+    }
+}

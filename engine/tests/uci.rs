@@ -247,3 +247,99 @@ fn params_command_lists_spsa_lines_and_json() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The static evaluation the engine prints for its current position.
+fn printed_eval(e: &mut Engine) -> i32 {
+    e.send("eval");
+    let lines = e.until("info string eval");
+    let line = lines.last().expect("an eval line");
+    line.split_whitespace()
+        .nth(3)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no value in {line:?}"))
+}
+
+/// `EvalFile` loads a network file and the engine evaluates and searches with it, in its own
+/// game only; `<builtin>` goes back to the shipped network; a file that cannot be used is
+/// answered with an error naming it, and the engine keeps playing.
+#[test]
+fn eval_file_plays_with_a_network_from_a_file() {
+    use engine::board8::net_file;
+    use engine::board8::Board;
+    use engine::eval::{PawnCache, SearchPosition};
+    use engine::params::Params;
+    use engine::{Rules, Variant};
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let latte = Rules::default_for(Variant::Latte);
+    // Latte's network with 40 centipawns more for the side to move.
+    let mut net = engine::board8::builtin_net(latte)
+        .expect("Latte has a network")
+        .clone();
+    net.output_bias += 40 * engine::board8::net::QB * engine::board8::net::QA;
+    let path = dir.path().join("latte-plus.net");
+    net_file::write(&path, &net_file::to_bytes(&net, Variant::Latte)).expect("written");
+    let loaded = net_file::load(&path).expect("loads");
+    let fen = "rrnqknrr/nbbppbbn/ppp2ppp/8/8/PPP2PPP/NBBPPBBN/RRNQKNRR w KQkq - 0 1";
+    let mut expected = Board::from_fen(latte, fen).expect("start");
+    let shipped = expected.evaluate(&Params::default(), &mut PawnCache::new());
+    expected.use_network(Board::network(&loaded, latte).expect("Latte's"));
+    let with_file = expected.evaluate(&Params::default(), &mut PawnCache::new());
+    assert_ne!(shipped, with_file);
+
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name EvalFile type string default <builtin>"),
+        "{lines:?}"
+    );
+    e.send("setoption name UCI_Variant value latte");
+    e.send("position startpos");
+    assert_eq!(printed_eval(&mut e), shipped);
+    e.send(&format!("setoption name EvalFile value {}", path.display()));
+    let lines = e.until("info string EvalFile");
+    assert!(
+        lines
+            .last()
+            .is_some_and(|l| l.contains("latte network") && l.contains(&loaded.name)),
+        "{lines:?}"
+    );
+    assert_eq!(printed_eval(&mut e), with_file);
+    e.send("go depth 5");
+    e.until("bestmove");
+
+    // Another game keeps its own network, and says so.
+    e.send("setoption name UCI_Variant value chess");
+    let lines = e.until("info string EvalFile not used");
+    assert!(
+        lines.last().is_some_and(|l| l.contains("is for latte")),
+        "{lines:?}"
+    );
+    e.send("setoption name UCI_Variant value latte");
+    e.send("position startpos");
+    assert_eq!(printed_eval(&mut e), with_file);
+
+    // A file that is not a network, or none at all, is an error naming it; the loaded
+    // network stays.
+    let junk = dir.path().join("junk.net");
+    std::fs::write(&junk, b"not a network").expect("written");
+    for (file, needle) in [
+        (junk, "is not a network file"),
+        (dir.path().join("missing.net"), "cannot read network file"),
+    ] {
+        e.send(&format!("setoption name EvalFile value {}", file.display()));
+        let lines = e.until("info string error");
+        assert!(
+            lines.last().is_some_and(|l| l.contains(needle)
+                && l.contains(&*file.file_name().expect("name").to_string_lossy())),
+            "{lines:?}"
+        );
+    }
+    assert_eq!(printed_eval(&mut e), with_file);
+    e.send("setoption name EvalFile value <builtin>");
+    e.until("info string EvalFile");
+    assert_eq!(printed_eval(&mut e), shipped);
+}

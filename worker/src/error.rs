@@ -66,6 +66,14 @@ pub enum WorkerError {
     /// A parameter assignment refused by the engine.
     #[error(transparent)]
     Param(#[from] ParamError),
+    /// A network file (`net=FILE`) that cannot be read or does not fit the game.
+    #[error("player {player:?}: {source}")]
+    Network {
+        /// The player's name.
+        player: String,
+        /// Why.
+        source: engine::board8::net_file::NetFileError,
+    },
     /// A malformed engine spec (`cmd=...,option.Hash=16`).
     #[error("bad engine spec {spec:?}: {detail}")]
     EngineSpec {

@@ -48,10 +48,14 @@ fn internal(name: &str) -> InternalPlayer<Board> {
     let PlayerSpec::Internal(spec) = PlayerSpec::internal(name) else {
         unreachable!()
     };
-    InternalPlayer::new(&InternalSpec {
-        hash_mib: 1,
-        ..*spec
-    })
+    InternalPlayer::new(
+        &InternalSpec {
+            hash_mib: 1,
+            ..*spec
+        },
+        Rules::default_for(engine::Variant::Chess),
+    )
+    .expect("no network to refuse")
 }
 
 #[test]

@@ -112,7 +112,7 @@ fn one_game(
     let PlayerSpec::Internal(spec) = internal() else {
         unreachable!()
     };
-    let mut i = InternalPlayer::<Board>::new(&spec);
+    let mut i = InternalPlayer::<Board>::new(&spec, latte()).expect("no network to refuse");
     let mut cfg = config(200);
     cfg.tc = tc;
     let r = play_game::<Board>(
@@ -156,7 +156,7 @@ fn junk_lines_between_answers_are_ignored() {
     let PlayerSpec::Internal(spec) = internal() else {
         unreachable!()
     };
-    let mut i = InternalPlayer::<Board>::new(&spec);
+    let mut i = InternalPlayer::<Board>::new(&spec, latte()).expect("no network to refuse");
     let mut cfg = config(200);
     cfg.adjudication.max_moves = Some(5);
     let r = play_game::<Board>(

@@ -4,6 +4,7 @@ use super::attacks;
 use super::castling::Rights;
 use super::eval::piece_square;
 use super::net::Accumulator;
+use super::net_file::NetRef;
 use super::square::{Bitboard, Square};
 use super::zobrist;
 use crate::eval::EvalSums;
@@ -16,7 +17,7 @@ use crate::variant::Rules;
 /// only rights whose pieces stand on their squares (and no G/B without its K/Q, and none under
 /// `normal`); `ep` is set only when an en-passant capture is legal; `key` equals
 /// `recompute_key()`; `sums` equals `recount_eval_sums()`; `net` equals `Accumulator::fresh`
-/// under rules with a network.
+/// of `network` when there is one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Board {
     pub(crate) by_role: [Bitboard; 6],
@@ -35,6 +36,9 @@ pub struct Board {
     /// The network's hidden sums of each side's view ([`super::net`]), under rules with a
     /// network: kept by `make`, restored by `unmake`, equal to `Accumulator::fresh`.
     pub(crate) net: Accumulator,
+    /// The network the evaluation reads: its rules' built-in one (none for rules without),
+    /// or one loaded from a file ([`Board::use_network`]).
+    pub(crate) network: Option<NetRef>,
     pub(crate) rules: Rules,
 }
 
@@ -53,8 +57,17 @@ impl Board {
             key: 0,
             sums: EvalSums::default(),
             net: Accumulator::default(),
+            network: None,
             rules,
         }
+    }
+
+    /// Evaluates with `network` from now on (its hidden sums made afresh): a network loaded
+    /// from a file, which [`LoadedNet::for_rules`](super::net_file::LoadedNet::for_rules) has
+    /// checked is for these rules.
+    pub fn use_network(&mut self, network: NetRef) {
+        self.net = Accumulator::fresh(network.net(), self);
+        self.network = Some(network);
     }
 
     /// The squares of `color`'s pieces.

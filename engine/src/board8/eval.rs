@@ -7,6 +7,7 @@ use super::board::Board;
 use super::castling::Letter;
 use super::learned::{Feature, FeatureSink};
 use super::moves::Move;
+use super::net_file::{LoadedNet, NetFileError, NetRef};
 use super::square::{Bitboard, Square};
 use super::zobrist;
 use crate::eval::squares::SquareTable;
@@ -16,6 +17,7 @@ use crate::eval::{pst, see, EvalSums, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::MoveInfo;
 use crate::types::{Color, Piece, Role};
+use crate::variant::Rules;
 
 /// Piece-square features from White's side, per role index (pawn..king).
 static PST: [[pst::Features; 64]; 6] = {
@@ -220,7 +222,8 @@ impl EvalBoard for Board {
 
     #[inline]
     fn net_output(&self) -> Option<i32> {
-        super::tables::net(self.rules).map(|n| n.evaluate_kept(&self.net, self.turn))
+        self.network
+            .map(|n| n.net().evaluate_kept(&self.net, self.turn))
     }
 
     #[inline]
@@ -300,6 +303,15 @@ impl EvalBoard for Board {
 
 impl SearchPosition for Board {
     type NullUndo = Option<Square>;
+    type Network = NetRef;
+
+    fn network(loaded: &LoadedNet, rules: Rules) -> Result<NetRef, NetFileError> {
+        loaded.for_rules(rules)
+    }
+
+    fn use_network(&mut self, network: NetRef) {
+        Board::use_network(self, network);
+    }
 
     fn evaluate_with(&self, p: &Params, pst: &pst::Table, pawns: &mut PawnCache) -> i32 {
         terms::evaluate(self, self.turn, p, pst, pawns)
@@ -373,9 +385,9 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
+    use crate::board8::net_file::NetRef;
     use crate::eval::see_value;
     use crate::position::Position as _;
-    use crate::variant::Rules;
 
     /// The FEN of the colour-flipped position: ranks mirrored, colours and turn swapped, each
     /// side's castling letters given to the other.
@@ -785,7 +797,9 @@ mod tests {
             assert!(positions.len() > 100, "{variant}");
             let mut outputs = std::collections::BTreeSet::new();
             for p in positions {
-                let net = super::super::tables::net(p.rules).expect("the 8x8 games have networks");
+                let net = super::super::tables::net(p.rules)
+                    .expect("the 8x8 games have networks")
+                    .net();
                 let fen = p.to_fen();
                 let mirrored = mirror_files_fen(&fen);
                 let q = Board::from_fen(p.rules, &mirrored)
@@ -809,9 +823,49 @@ mod tests {
         let (Some(chess), Some(latte)) = (of(Variant::Chess), of(Variant::Latte)) else {
             panic!("chess and Latte have networks");
         };
-        assert!(!std::ptr::eq(chess, latte));
-        assert_ne!(chess.output, latte.output);
+        assert_ne!(chess, latte);
+        assert_ne!(chess.net().output, latte.net().output);
         assert!(of(Variant::Secutor).is_none());
+    }
+
+    /// Plays 24 random moves from `p` (evaluating with `network` when given, else its own),
+    /// checking after every legal move on the way that the kept sums are the pieces' sums
+    /// afresh and that `unmake` restores the board. Returns the moves checked and how many
+    /// of them moved a king between the d and e files.
+    fn check_kept_sums(
+        mut p: Board,
+        network: Option<NetRef>,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> (usize, usize) {
+        use super::super::net::Accumulator;
+        if let Some(n) = network {
+            p.use_network(n);
+        }
+        let Some(net) = p.network.map(NetRef::net) else {
+            return (0, 0);
+        };
+        let (mut checked, mut crossings) = (0, 0);
+        for _ in 0..24 {
+            assert_eq!(p.net, Accumulator::fresh(net, &p), "{}", p.to_fen());
+            let moves = p.legal_move_list();
+            for &mv in &moves {
+                let before = p.clone();
+                let wing = |b: &Board| b.king_of(before.turn).file_index() < 4;
+                let undo = p.make(mv);
+                let ctx = format!("{mv:?} after {}", before.to_fen());
+                assert_eq!(p.net, Accumulator::fresh(net, &p), "{ctx}");
+                assert_eq!(net.evaluate_kept(&p.net, p.turn), net.evaluate(&p), "{ctx}");
+                crossings += usize::from(wing(&p) != wing(&before));
+                checked += 1;
+                p.unmake(mv, undo);
+                assert_eq!(p, before, "unmake {ctx}");
+            }
+            if moves.is_empty() {
+                break;
+            }
+            p.make(moves[rng.gen_range(0..moves.len())]);
+        }
+        (checked, crossings)
     }
 
     /// The network's sums the board keeps through `make` and `unmake` are, after every legal
@@ -819,39 +873,54 @@ mod tests {
     /// en passant, kings crossing between the d and e files), the sums of its pieces afresh.
     #[test]
     fn the_networks_kept_sums_are_the_pieces_sums_after_every_move() {
-        use super::super::net::Accumulator;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(14);
         let (mut checked, mut crossings) = (0, 0);
         for (rules, fen) in suite() {
-            let Some(net) = super::super::tables::net(rules) else {
-                continue;
-            };
-            let mut p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
-            for _ in 0..24 {
-                assert_eq!(p.net, Accumulator::fresh(net, &p), "{}", p.to_fen());
-                let moves = p.legal_move_list();
-                for &mv in &moves {
-                    let before = p.clone();
-                    let wing = |b: &Board| b.king_of(before.turn).file_index() < 4;
-                    let undo = p.make(mv);
-                    let ctx = format!("{mv:?} after {}", before.to_fen());
-                    assert_eq!(p.net, Accumulator::fresh(net, &p), "{ctx}");
-                    assert_eq!(net.evaluate_kept(&p.net, p.turn), net.evaluate(&p), "{ctx}");
-                    crossings += usize::from(wing(&p) != wing(&before));
-                    checked += 1;
-                    p.unmake(mv, undo);
-                    assert_eq!(p, before, "unmake {ctx}");
-                }
-                if moves.is_empty() {
-                    break;
-                }
-                p.make(moves[rng.gen_range(0..moves.len())]);
-            }
+            let p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+            let (c, x) = check_kept_sums(p, None, &mut rng);
+            checked += c;
+            crossings += x;
         }
         assert!(
             checked > 10_000 && crossings > 100,
             "{checked} moves, {crossings} crossings"
         );
+    }
+
+    /// A board handed another network (as `EvalFile` hands one) keeps that network's sums
+    /// through its moves, not its rules' built-in one's: here Latte's positions read chess's
+    /// network and chess's Latte's.
+    #[test]
+    fn a_board_keeps_the_sums_of_the_network_it_was_handed() {
+        use crate::variant::Variant;
+        let of = |v| super::super::tables::net(Rules::default_for(v)).expect("a network");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(15);
+        let mut checked = 0;
+        for (rules, fen) in suite().into_iter().step_by(3) {
+            let other = match rules.variant() {
+                Variant::Chess => of(Variant::Latte),
+                _ => of(Variant::Chess),
+            };
+            let p = Board::from_fen(rules, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+            let own = p.clone();
+            let mut handed = p.clone();
+            handed.use_network(other);
+            assert_eq!(handed.network, Some(other));
+            // At full weight the evaluation moves by exactly the two networks' difference.
+            let full = Params {
+                net_scale: 100,
+                ..Params::default()
+            };
+            let eval = |b: &Board| b.evaluate(&full, &mut PawnCache::new());
+            let own_net = own.network.expect("the 8x8 games have networks").net();
+            assert_eq!(
+                eval(&handed) - eval(&own),
+                other.net().evaluate(&own) - own_net.evaluate(&own),
+                "{fen}"
+            );
+            checked += check_kept_sums(p, Some(other), &mut rng).0;
+        }
+        assert!(checked > 3_000, "{checked} moves");
     }
 
     /// `NetScale` weighs each game's network's output and nothing else: at 100 the
@@ -871,7 +940,9 @@ mod tests {
         ] {
             let mut moved = 0;
             for p in positions_without_castling(variant) {
-                let net = super::super::tables::net(p.rules).expect("the 8x8 games have networks");
+                let net = super::super::tables::net(p.rules)
+                    .expect("the 8x8 games have networks")
+                    .net();
                 let n = net.evaluate(&p);
                 assert_eq!(at(100, &p), at(0, &p) + n, "{}", p.to_fen());
                 assert_eq!(at(200, &p), at(0, &p) + 2 * n, "{}", p.to_fen());

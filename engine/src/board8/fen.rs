@@ -33,7 +33,7 @@ impl Board {
         board.ep = ep.filter(|&sq| board.ep_capture_legal(sq));
         board.key = board.compute_key();
         if let Some(net) = super::tables::net(rules) {
-            board.net = super::net::Accumulator::fresh(net, &board);
+            board.use_network(net);
         }
         Ok(board)
     }

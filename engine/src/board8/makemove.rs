@@ -5,6 +5,7 @@ use super::board::Board;
 use super::castling::{Rights, KING_FROM};
 use super::moves::{Move, MoveKind};
 use super::net::{Accumulator, Placed};
+use super::net_file::NetRef;
 use super::square::Square;
 use super::zobrist;
 use crate::eval::EvalSums;
@@ -116,7 +117,7 @@ impl Board {
                 self.key ^= zobrist::KEYS.ep_file[ep.file_index() as usize];
             }
         }
-        if let Some(net) = super::tables::net(self.rules) {
+        if let Some(net) = self.network.map(NetRef::net) {
             let kings = Color::ALL.map(|c| self.king_of(c).file_index());
             if let Some(view) = self.net.play(net, kings, us, &moved) {
                 let mut sums = self.net;

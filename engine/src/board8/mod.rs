@@ -12,6 +12,7 @@ mod makemove;
 mod movegen;
 mod moves;
 pub mod net;
+pub mod net_file;
 pub mod square;
 mod tables;
 mod zobrist;
@@ -30,6 +31,11 @@ pub fn can_have_net(rules: crate::variant::Rules) -> bool {
         Variant::Chess | Variant::Latte => true,
         Variant::Secutor => false,
     }
+}
+
+/// The built-in network of `rules`, if they have one.
+pub fn builtin_net(rules: crate::variant::Rules) -> Option<&'static net::Net> {
+    tables::net(rules).map(net_file::NetRef::net)
 }
 #[cfg(test)]
 pub(crate) use tables::testing as square_table_testing;

@@ -60,9 +60,14 @@ pub const OUTPUT_LIMIT: f32 = 10.0;
 
 const _: () = assert!(45 * (WEIGHT_LIMIT as i32) * QA < i16::MAX as i32);
 /// Whether the output's sum of `hidden` units a view stays within an `i32`: each unit is at
-/// most `QA`, each weight at most `OUTPUT_LIMIT * OUTPUT_SCALE * QB`.
+/// most `QA`, each weight at most `OUTPUT_LIMIT * OUTPUT_SCALE * QB`, and the bias at most
+/// as much as one unit's full weight.
 pub const fn width_fits(hidden: usize) -> bool {
-    (2 * hidden as i64) * (QA as i64) * (OUTPUT_LIMIT as i64) * (OUTPUT_SCALE as i64) * (QB as i64)
+    (2 * hidden as i64 + 1)
+        * (QA as i64)
+        * (OUTPUT_LIMIT as i64)
+        * (OUTPUT_SCALE as i64)
+        * (QB as i64)
         < i32::MAX as i64
 }
 
@@ -104,7 +109,7 @@ pub fn inputs(board: &Board, view: Color, add: &mut dyn FnMut(usize)) {
 
 /// The network in fixed point, as the engine evaluates it: `H` hidden units a view (the engine
 /// reads the shipped width, [`HIDDEN`]; the fit builds others to check what it writes).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub struct Net<const H: usize = HIDDEN> {
     /// One row of `H` weights per input, `QA` per float unit.
@@ -134,7 +139,10 @@ impl<const H: usize> Net<H> {
             input: [[0; H]; INPUTS],
             bias: [0; H],
             output: [[0; H]; 2],
-            output_bias: (output_bias * OUTPUT_SCALE * (QB * QA) as f32).round() as i32,
+            output_bias: (output_bias.clamp(-OUTPUT_LIMIT, OUTPUT_LIMIT)
+                * OUTPUT_SCALE
+                * (QB * QA) as f32)
+                .round() as i32,
         });
         for (row, weights) in net.input.iter_mut().zip(input.chunks(H)) {
             row.iter_mut().zip(weights).for_each(|(r, &w)| *r = q(w));

@@ -2,6 +2,7 @@
 //! `engine tune-squares` wrote them: each file in `tables/` says how it was fitted.
 
 use super::net::Net;
+use super::net_file::NetRef;
 use crate::eval::squares::SquareTable;
 use crate::variant::{Rules, Variant};
 
@@ -17,14 +18,19 @@ const _: () = assert!(
     "Latte's network and chess's must have one width (engine tune-net --hidden)"
 );
 
-/// The network of `rules`, if it has one: the 8x8 board's games have one each.
+/// The built-in network of `rules`, if it has one: the 8x8 board's games have one each.
 #[inline]
-pub(crate) fn net(rules: Rules) -> Option<&'static Net> {
+pub(crate) fn net(rules: Rules) -> Option<NetRef> {
     match rules.variant() {
-        Variant::Chess => Some(&CHESS_NET),
-        Variant::Latte => Some(&LATTE_NET),
+        Variant::Chess => Some(NetRef::builtin(&CHESS_NET)),
+        Variant::Latte => Some(NetRef::builtin(&LATTE_NET)),
         Variant::Secutor => None,
     }
+}
+
+/// Every built-in network: a file holding one of them loads as that one.
+pub(crate) fn builtin_nets() -> impl Iterator<Item = NetRef> {
+    [&CHESS_NET, &LATTE_NET].into_iter().map(NetRef::builtin)
 }
 
 /// Orthodox chess's table (its file is laid out as diagrams, the eighth rank first).

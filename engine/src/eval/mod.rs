@@ -14,9 +14,11 @@ pub(crate) mod terms;
 pub use pawns::PawnCache;
 pub use sums::{CorrectionKeys, EvalSums};
 
+use crate::board8::net_file::{LoadedNet, NetFileError};
 use crate::params::Params;
 use crate::position::{MoveInfo, Position};
 use crate::types::Role;
+use crate::variant::Rules;
 
 /// Phase weight of each role: a full set of non-pawn pieces on the 8x8 start board is
 /// [`MAX_PHASE`].
@@ -66,6 +68,16 @@ pub fn see_value(role: Role, p: &Params) -> i32 {
 pub trait SearchPosition: Position {
     /// What `make_null` hands back.
     type NullUndo: Copy;
+    /// A network the evaluation can read instead of its rules' built-in one: a reference to
+    /// one on the 8x8 board; on a board without networks a type with no values, so that no
+    /// search of one can be handed a network.
+    type Network: Copy + PartialEq + Send + Sync + std::fmt::Debug + 'static;
+
+    /// The network of `loaded` for positions under `rules`; refused, naming why, when it
+    /// cannot evaluate them (another game's network, a board without networks).
+    fn network(loaded: &LoadedNet, rules: Rules) -> Result<Self::Network, NetFileError>;
+    /// Evaluates with `network` from now on.
+    fn use_network(&mut self, network: Self::Network);
 
     /// Static evaluation in centipawns from the side to move's point of view. `pawns` caches
     /// the pawn-structure features between calls (one per search thread); the result does not

@@ -14,12 +14,14 @@ use super::board::{Position, BK, BQ, WK, WQ};
 use super::moves::Move;
 use super::square::{Square, CELLS, FILES, RANKS};
 use super::zobrist;
+use crate::board8::net_file::{LoadedNet, NetFileError};
 use crate::eval::sums::recount;
 use crate::eval::terms::{self, BitSet, EvalBoard};
 use crate::eval::{pst, see, EvalSums, PawnCache, SearchPosition};
 use crate::params::Params;
 use crate::position::MoveInfo;
 use crate::types::{Color, Piece, Role};
+use crate::variant::Rules;
 
 /// Piece-square features from White's side per role index (pawn..secutor), per grid cell
 /// (holes hold features too but are never looked up).
@@ -293,6 +295,15 @@ impl EvalBoard for Position {
 
 impl SearchPosition for Position {
     type NullUndo = Option<Square>;
+    type Network = std::convert::Infallible;
+
+    fn network(_: &LoadedNet, rules: Rules) -> Result<Self::Network, NetFileError> {
+        Err(NetFileError::NoNetwork(rules))
+    }
+
+    fn use_network(&mut self, network: Self::Network) {
+        match network {}
+    }
 
     fn evaluate_with(&self, p: &Params, pst: &pst::Table, pawns: &mut PawnCache) -> i32 {
         terms::evaluate(self, self.turn, p, pst, pawns)

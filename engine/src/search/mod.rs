@@ -261,6 +261,8 @@ pub struct Searcher<P: SearchPosition> {
     reductions: Reductions,
     /// Search features.
     pub features: Features,
+    /// The network searches evaluate with instead of the position's own, if any.
+    network: Option<P::Network>,
 }
 
 impl<P: SearchPosition> Searcher<P> {
@@ -298,7 +300,23 @@ impl<P: SearchPosition> Searcher<P> {
             reductions: Reductions::new(&params),
             params,
             features: Features::default(),
+            network: None,
         }
+    }
+
+    /// Evaluates with `network` (from a file: [`SearchPosition::network`]) in every search from
+    /// now on, instead of each position's own; `None` goes back to the positions' own.
+    /// Evaluations cached under another network are forgotten.
+    pub fn set_network(&mut self, network: Option<P::Network>) {
+        if network != self.network {
+            self.evals.clear();
+            self.network = network;
+        }
+    }
+
+    /// The network set by [`Searcher::set_network`].
+    pub fn network(&self) -> Option<P::Network> {
+        self.network
     }
 
     /// Resizes the table (clearing it).
@@ -353,6 +371,9 @@ impl<P: SearchPosition> Searcher<P> {
         }
 
         let mut pos = pos.clone();
+        if let Some(network) = self.network {
+            pos.use_network(network);
+        }
         let root_moves = pos.legal_move_list();
         let mut result = SearchResult {
             best: root_moves.first().copied(),

@@ -247,6 +247,10 @@ pub trait FixedPoint {
     fn losses(&self, config: &NetConfig, s: &NetSamples, k: f64) -> NetLosses;
     /// The Rust source of `engine/src/board8/tables/<variant>_net.rs` under `header`.
     fn source(&self, variant: Variant, header: &[String]) -> String;
+    /// The network file of it for `variant` (`crate::board8::net_file`).
+    fn file_bytes(&self, variant: Variant) -> Vec<u8>;
+    /// Hidden units a view.
+    fn hidden(&self) -> usize;
 }
 
 impl<const H: usize> FixedPoint for Net<H> {
@@ -256,6 +260,14 @@ impl<const H: usize> FixedPoint for Net<H> {
 
     fn source(&self, variant: Variant, header: &[String]) -> String {
         Net::source(self, variant, header)
+    }
+
+    fn file_bytes(&self, variant: Variant) -> Vec<u8> {
+        crate::board8::net_file::to_bytes(self, variant)
+    }
+
+    fn hidden(&self) -> usize {
+        H
     }
 }
 

@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 
 use engine::eval::SearchPosition;
 use engine::search::{Limits, Searcher};
-use engine::Game;
+use engine::{Game, Rules};
 
 use super::spec::InternalSpec;
 use super::{GoRequest, Player, PlayerError, Reply};
 use crate::limits::TimeControl;
+use crate::WorkerError;
 
 /// Our engine playing in this process.
 pub struct InternalPlayer<P: SearchPosition> {
@@ -19,12 +20,21 @@ pub struct InternalPlayer<P: SearchPosition> {
 }
 
 impl<P: SearchPosition> InternalPlayer<P> {
-    /// A player with the spec's parameters and table size.
-    pub fn new(spec: &InternalSpec) -> Self {
-        InternalPlayer {
-            name: spec.name.clone(),
-            searcher: Searcher::new(spec.hash_mib, spec.params.clone()),
+    /// A player with the spec's parameters, table size and network, for games under `rules`
+    /// (refused when the spec's network is for another game).
+    pub fn new(spec: &InternalSpec, rules: Rules) -> Result<Self, WorkerError> {
+        let mut searcher = Searcher::new(spec.hash_mib, spec.params.clone());
+        if let Some(loaded) = &spec.network {
+            let network = P::network(loaded, rules).map_err(|source| WorkerError::Network {
+                player: spec.name.clone(),
+                source,
+            })?;
+            searcher.set_network(Some(network));
         }
+        Ok(InternalPlayer {
+            name: spec.name.clone(),
+            searcher,
+        })
     }
 }
 

@@ -76,7 +76,7 @@ pub fn build<P: SearchPosition>(
     rules: engine::Rules,
 ) -> Result<Box<dyn Player<P>>, crate::WorkerError> {
     Ok(match spec {
-        PlayerSpec::Internal(i) => Box::new(internal::InternalPlayer::<P>::new(i)),
+        PlayerSpec::Internal(i) => Box::new(internal::InternalPlayer::<P>::new(i, rules)?),
         PlayerSpec::Uci(u) => Box::new(uci::UciPlayer::start(u.clone(), rules)?),
     })
 }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use engine::board8::net_file::{self, LoadedNet};
 use engine::params::Params;
 use engine::params_file::{self, Entry};
 
@@ -18,6 +19,8 @@ pub struct InternalSpec {
     pub params: Params,
     /// Transposition table size in MiB.
     pub hash_mib: usize,
+    /// The network it evaluates with instead of the game's built-in one (`net=FILE`).
+    pub network: Option<LoadedNet>,
 }
 
 /// A UCI engine process.
@@ -75,6 +78,7 @@ impl PlayerSpec {
             name: name.into(),
             params: Params::default(),
             hash_mib: DEFAULT_HASH_MIB,
+            network: None,
         }))
     }
 
@@ -122,7 +126,10 @@ impl PlayerSpec {
     /// * `cmd=PATH` makes a UCI player (without it the player is our engine in process);
     /// * `arg=X` (repeatable) or `args=X Y Z`, `dir=PATH`, `option.NAME=VALUE`,
     ///   `startup-timeout=SECONDS`, `move-timeout=SECONDS` for a UCI player;
-    /// * `hash=MIB` (the `Hash` option of a UCI player), `params=FILE`, `name=NAME` for both.
+    /// * `hash=MIB` (the `Hash` option of a UCI player), `params=FILE`, `name=NAME` for both;
+    /// * `net=FILE`: a network file (`engine export-net`, `engine tune-net --out-net`) our
+    ///   engine evaluates with, read and checked here; for a UCI player the `EvalFile` option
+    ///   (which our engine and Stockfish read).
     ///
     /// `internal` alone is our engine with default parameters.
     pub fn parse(text: &str, default_name: &str) -> Result<PlayerSpec, WorkerError> {
@@ -137,6 +144,7 @@ impl PlayerSpec {
         let mut options = Vec::new();
         let mut hash = None;
         let mut params = None;
+        let mut net = None;
         let mut startup = None;
         let mut move_timeout = None;
         let secs = |key: &str, v: &str| -> Result<Duration, WorkerError> {
@@ -170,6 +178,7 @@ impl PlayerSpec {
                     hash = Some(mib);
                 }
                 "params" => params = Some(PathBuf::from(value)),
+                "net" => net = Some(PathBuf::from(value)),
                 "startup-timeout" => startup = Some(secs(key, value)?),
                 "move-timeout" | "timeout" => move_timeout = Some(secs(key, value)?),
                 k if k.starts_with("option.") && k.len() > "option.".len() => {
@@ -178,7 +187,7 @@ impl PlayerSpec {
                 other => {
                     return Err(bad(format!(
                         "unknown key {other:?} (expected cmd, name, arg, args, dir, hash, params, \
-                         option.NAME, startup-timeout, move-timeout)"
+                         net, option.NAME, startup-timeout, move-timeout)"
                     )))
                 }
             }
@@ -198,6 +207,10 @@ impl PlayerSpec {
                 if let Some(h) = hash {
                     u.options.push(("Hash".into(), h.to_string()));
                 }
+                if let Some(n) = &net {
+                    u.options
+                        .push(("EvalFile".into(), n.to_string_lossy().into_owned()));
+                }
                 u.options.extend(options);
                 if let Some(s) = startup {
                     u.startup_timeout = s;
@@ -213,10 +226,21 @@ impl PlayerSpec {
                         "arg, args, dir and option.* need cmd= (a UCI engine process)".into(),
                     ));
                 }
+                let name = name.clone().unwrap_or_else(|| default_name.to_string());
+                let network = match &net {
+                    Some(path) => {
+                        Some(net_file::load(path).map_err(|source| WorkerError::Network {
+                            player: name.clone(),
+                            source,
+                        })?)
+                    }
+                    None => None,
+                };
                 PlayerSpec::Internal(Box::new(InternalSpec {
-                    name: name.clone().unwrap_or_else(|| default_name.to_string()),
+                    name,
                     params: Params::default(),
                     hash_mib: hash.unwrap_or(DEFAULT_HASH_MIB),
+                    network,
                 }))
             }
         };
@@ -281,6 +305,70 @@ mod tests {
             PlayerSpec::parse("internal", "e").expect("valid"),
             PlayerSpec::Internal(_)
         ));
+    }
+
+    /// `net=FILE`: an in-process player reads and checks the network file when the spec is
+    /// parsed, and plays with it in its own game only; a UCI player gets it as `EvalFile`.
+    #[test]
+    fn network_files_in_specs() {
+        use engine::board8::net_file::{self, NetFileError};
+        use engine::{Rules, Variant};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let latte = Rules::default_for(Variant::Latte);
+        let mut net = engine::board8::builtin_net(latte)
+            .expect("a network")
+            .clone();
+        net.output_bias += 1;
+        let path = dir.path().join("cand.net");
+        net_file::write(&path, &net_file::to_bytes(&net, Variant::Latte)).expect("written");
+        let spec =
+            PlayerSpec::parse(&format!("name=cand,net={}", path.display()), "e").expect("valid");
+        let PlayerSpec::Internal(i) = &spec else {
+            panic!("in process")
+        };
+        let loaded = i.network.as_ref().expect("a network");
+        assert_eq!(loaded.variant, Variant::Latte);
+        assert!(crate::player::build::<engine::board8::Board>(&spec, latte).is_ok());
+        let Err(e) = crate::player::build::<engine::board8::Board>(
+            &spec,
+            Rules::default_for(Variant::Chess),
+        ) else {
+            panic!("a Latte network in a chess game")
+        };
+        assert!(
+            matches!(&e, WorkerError::Network { player, source: NetFileError::OtherVariant { .. } } if player == "cand"),
+            "{e}"
+        );
+        let Err(e) = crate::player::build::<engine::gustavian::Position>(
+            &spec,
+            Rules::default_for(Variant::Secutor),
+        ) else {
+            panic!("a network in a Secutor game")
+        };
+        assert!(e.to_string().contains("no evaluation network"), "{e}");
+
+        let uci = PlayerSpec::parse(&format!("cmd=/bin/engine,net={}", path.display()), "e")
+            .expect("valid");
+        let PlayerSpec::Uci(u) = uci else {
+            panic!("a UCI spec")
+        };
+        assert_eq!(
+            u.options,
+            [("EvalFile".to_string(), path.display().to_string())]
+        );
+
+        let junk = dir.path().join("junk.net");
+        std::fs::write(&junk, b"junk").expect("written");
+        for file in [junk, dir.path().join("missing.net")] {
+            let err = PlayerSpec::parse(&format!("name=x,net={}", file.display()), "e")
+                .expect_err("refused");
+            let text = err.to_string();
+            assert!(
+                text.contains("player \"x\"")
+                    && text.contains(&*file.file_name().expect("name").to_string_lossy()),
+                "{text}"
+            );
+        }
     }
 
     #[test]
