@@ -1,6 +1,12 @@
 //! The external engines this machine declares (`worker --engine NAME=PATH`): the allow-list of
 //! programs a lease may run.
 //!
+//! A declared file may also be a network file of our engine (`engine export-net`, `engine
+//! tune-net --out-net`, recognised by its first bytes): the engine of that name is then the
+//! worker's own engine playing with that network, so that an SPRT of a candidate network is a
+//! run between two declared files, pinned and checked like any engine, with no build of its
+//! own.
+//!
 //! A lease names an engine, never a path or a command line. The worker runs the file it was
 //! started with under that name and nothing else, so whoever controls the coordinator (or a
 //! run config) cannot make a worker execute a program of their choosing. Each file is hashed
@@ -14,6 +20,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use engine::board8::net_file::{self, LoadedNet, NetFileError};
 use proto::limits;
 use proto::v1 as pb;
 use sha2::{Digest, Sha256};
@@ -74,6 +81,14 @@ pub enum EngineError {
         name: String,
         /// The path as given.
         path: PathBuf,
+    },
+    /// A network file that cannot be used (damaged, another width, out-of-range weights).
+    #[error("engine '{name}': {source}")]
+    Network {
+        /// The engine's name.
+        name: String,
+        /// Why.
+        source: NetFileError,
     },
     /// The file has no executable bit.
     #[error("engine '{name}': {path} is not executable (chmod +x it)")]
@@ -166,6 +181,8 @@ pub struct DeclaredEngine {
     name: String,
     path: PathBuf,
     sha256: String,
+    /// The network, when the file is a network file of our engine rather than a program.
+    network: Option<LoadedNet>,
 }
 
 impl DeclaredEngine {
@@ -185,6 +202,19 @@ impl DeclaredEngine {
                 path: arg.path.clone(),
             });
         }
+        if is_network_file(&path).map_err(unreadable)? {
+            let network = net_file::load(&path).map_err(|source| EngineError::Network {
+                name: arg.name.clone(),
+                source,
+            })?;
+            let sha256 = sha256_file(&path).map_err(unreadable)?;
+            return Ok(DeclaredEngine {
+                name: arg.name.clone(),
+                path,
+                sha256,
+                network: Some(network),
+            });
+        }
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -200,7 +230,13 @@ impl DeclaredEngine {
             name: arg.name.clone(),
             path,
             sha256,
+            network: None,
         })
+    }
+
+    /// The network our engine plays with under this name, when the file is a network file.
+    pub fn network(&self) -> Option<&LoadedNet> {
+        self.network.as_ref()
     }
 
     /// The name runs refer to.
@@ -217,6 +253,16 @@ impl DeclaredEngine {
     pub fn sha256(&self) -> &str {
         &self.sha256
     }
+}
+
+/// Whether the file starts as a network file of our engine does.
+fn is_network_file(path: &Path) -> io::Result<bool> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(net_file::MAGIC.len());
+    File::open(path)?
+        .take(net_file::MAGIC.len() as u64)
+        .read_to_end(&mut head)?;
+    Ok(head == net_file::MAGIC)
 }
 
 /// SHA-256 of a file, lower-case hex, read in a stream (engines can be large).
@@ -381,6 +427,52 @@ mod tests {
         assert_eq!(e.path(), std::fs::canonicalize(&path).expect("exists"));
         assert_eq!(engines.infos()[0].sha256, e.sha256());
         assert_eq!(engines.infos()[0].name, "e");
+    }
+
+    /// A network file of our engine declares as our engine with that network (no executable
+    /// bit needed); a damaged one is refused at start, naming the engine and the damage.
+    #[test]
+    fn declares_network_files_and_refuses_damaged_ones() {
+        use engine::board8::net_file;
+        let dir = tempfile::tempdir().expect("dir");
+        let rules = engine::Rules::default_for(engine::Variant::Latte);
+        let net = engine::board8::builtin_net(rules).expect("a network");
+        let mut bytes = net_file::to_bytes(net, engine::Variant::Latte);
+        let good = dir.path().join("good.net");
+        std::fs::write(&good, &bytes).expect("write");
+        let engines = Engines::declare(&[EngineArg {
+            name: "good".into(),
+            path: good,
+        }])
+        .expect("declared");
+        let e = engines.resolve("good", "").expect("declared");
+        assert_eq!(e.network().map(|n| n.variant), Some(engine::Variant::Latte));
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x40;
+        let bad = dir.path().join("bad.net");
+        std::fs::write(&bad, &bytes).expect("write");
+        let err = Engines::declare(&[EngineArg {
+            name: "bad".into(),
+            path: bad,
+        }])
+        .expect_err("damaged");
+        assert!(
+            matches!(&err, EngineError::Network { name, .. } if name == "bad")
+                && err.to_string().contains("damaged"),
+            "{err}"
+        );
+        // A program is still a program.
+        let program = script(dir.path(), "p", "#!/bin/sh\n");
+        let engines = Engines::declare(&[EngineArg {
+            name: "p".into(),
+            path: program,
+        }])
+        .expect("declared");
+        assert!(engines
+            .resolve("p", "")
+            .expect("declared")
+            .network()
+            .is_none());
     }
 
     #[test]

@@ -108,7 +108,13 @@ pub(crate) fn player(
         PlayerSpec::internal(p.name.clone())
     } else {
         let declared = engines.resolve(&p.engine, &p.sha256)?;
-        PlayerSpec::Uci(UciSpec::new(p.name.clone(), declared.path()))
+        match declared.network() {
+            // A declared network file: our engine, playing with it.
+            Some(network) => {
+                PlayerSpec::internal_with_network(p.name.clone(), Some(network.clone()))
+            }
+            None => PlayerSpec::Uci(UciSpec::new(p.name.clone(), declared.path())),
+        }
     };
     if let PlayerSpec::Internal(i) = &mut spec {
         if let Some(pos) = options
@@ -303,6 +309,57 @@ mod tests {
             "engine 'stockfish' is not declared on this worker \
              (start it with --engine stockfish=PATH)"
         );
+    }
+
+    /// A declared network file is our engine playing with that network, with the lease's
+    /// options as its parameters and the run's pin checked against the file.
+    #[test]
+    fn a_declared_network_is_our_engine_with_it() {
+        use engine::board8::net_file;
+        use engine::{Rules, Variant};
+        let dir = tempfile::tempdir().expect("dir");
+        let chess = Rules::default_for(Variant::Chess);
+        let mut net = engine::board8::builtin_net(chess)
+            .expect("a network")
+            .clone();
+        net.output_bias -= 1;
+        let path = dir.path().join("cand.net");
+        net_file::write(&path, &net_file::to_bytes(&net, Variant::Chess)).expect("written");
+        let engines = Engines::declare(&[EngineArg {
+            name: "cand".into(),
+            path,
+        }])
+        .expect("a network file declares without an executable bit");
+        let sha = engines
+            .resolve("cand", "")
+            .expect("declared")
+            .sha256()
+            .to_string();
+        let mut p = sent("cand", &sha);
+        p.options.insert("Tempo".into(), "17".into());
+        p.options.insert("Hash".into(), "3".into());
+        let spec = player(Some(&p), &HashMap::new(), &engines).expect("played");
+        let PlayerSpec::Internal(i) = &spec else {
+            panic!("in process: {spec:?}")
+        };
+        assert_eq!(i.network.as_ref().map(|n| n.variant), Some(Variant::Chess));
+        assert_eq!((i.params.tempo, i.hash_mib), (17, 3));
+        assert!(crate::player::build::<engine::board8::Board>(&spec, chess).is_ok());
+        let latte = Rules::default_for(Variant::Latte);
+        let Err(e) = crate::player::build::<engine::board8::Board>(&spec, latte) else {
+            panic!("chess's network in a Latte game")
+        };
+        assert!(e.to_string().contains("is for chess"), "{e}");
+        let err = player(
+            Some(&sent("cand", &"0".repeat(64))),
+            &HashMap::new(),
+            &engines,
+        )
+        .expect_err("another file pinned");
+        assert!(matches!(
+            err,
+            LeaseError::Engine(EngineRefused::DigestMismatch { .. })
+        ));
     }
 
     #[test]

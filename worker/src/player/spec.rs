@@ -74,11 +74,17 @@ pub const DEFAULT_HASH_MIB: usize = engine::uci::DEFAULT_HASH_MIB;
 impl PlayerSpec {
     /// Our engine with default parameters.
     pub fn internal(name: impl Into<String>) -> Self {
+        PlayerSpec::internal_with_network(name, None)
+    }
+
+    /// Our engine with default parameters, evaluating with `network` (its game's built-in
+    /// network with `None`).
+    pub fn internal_with_network(name: impl Into<String>, network: Option<LoadedNet>) -> Self {
         PlayerSpec::Internal(Box::new(InternalSpec {
             name: name.into(),
             params: Params::default(),
             hash_mib: DEFAULT_HASH_MIB,
-            network: None,
+            network,
         }))
     }
 
