@@ -496,3 +496,53 @@ fn run_picks_runs_of_a_plan_and_finds_an_earlier_sessions_tuning() {
     assert_eq!(runs(&local(&plan, &state, &["--run", "tune"])), ["tune"]);
     assert_eq!(runs(&local(&plan, &state, &["--run", "check"])), ["check"]);
 }
+
+/// A network file declared with `--engine` is our engine playing with that network: the
+/// session says so, and the run plays to its report; a run of another game than the network's
+/// is refused before anything is played (its workers would refuse every lease).
+#[test]
+fn a_declared_network_file_plays_as_our_engine_with_it() {
+    use engine::board8::net_file;
+    use engine::{Rules, Variant};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let latte = Rules::default_for(Variant::Latte);
+    let mut net = engine::board8::builtin_net(latte)
+        .expect("a network")
+        .clone();
+    net.output.iter_mut().flatten().for_each(|w| *w /= 2);
+    let file = dir.path().join("half.net");
+    net_file::write(&file, &net_file::to_bytes(&net, Variant::Latte)).expect("written");
+    let declared = format!("half={}", file.display());
+    let plan_for = |variant: &str| {
+        format!(
+            "title = \"network\"\n[[runs]]\nname = \"net-vs-builtin\"\nkind = \"match\"\n\
+             games = 4\nseed = 5\n[runs.limits]\nnodes = 300\n[[runs.variants]]\n\
+             variant = \"{variant}\"\nruleset = \"normal\"\n[runs.first]\nengine = \"half\"\n[runs.second]\n\
+             engine = \"builtin\"\n"
+        )
+    };
+    let plan = dir.path().join("latte.toml");
+    std::fs::write(&plan, plan_for("latte")).expect("write");
+    let out = local(&plan, &dir.path().join("s"), &["--engine", &declared]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("engine half: our engine with the latte network of"),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("net-vs-builtin"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    let plan = dir.path().join("chess.toml");
+    std::fs::write(&plan, plan_for("chess")).expect("write");
+    let out = local(&plan, &dir.path().join("c"), &["--engine", &declared]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("plays chess, but engine \"half\" is a network for latte"),
+        "{stderr}"
+    );
+}

@@ -74,6 +74,21 @@ fn parse_bounds(text: &str) -> Result<(f64, f64), String> {
     Ok((a, b))
 }
 
+/// What `--engine` declared, as the start of a session says it: a program, or our engine with
+/// a network file, with the digest the runs are pinned to.
+fn declared_line(e: &worker::cluster::engines::DeclaredEngine) -> String {
+    let sha = e.sha256().get(..12).unwrap_or(e.sha256());
+    match e.network() {
+        Some(n) => format!(
+            "engine {}: our engine with the {} network of {} (sha256 {sha})",
+            e.name(),
+            n.variant,
+            e.path().display()
+        ),
+        None => format!("engine {}: {} (sha256 {sha})", e.name(), e.path().display()),
+    }
+}
+
 fn default_state(config: &Path, scale: f64, bounds: Option<(f64, f64)>) -> PathBuf {
     let mut name = config
         .file_stem()
@@ -111,6 +126,9 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         .with_context(|| format!("cannot create {}", state.display()))?;
     let db = state.join("cluster.db");
     let engines = worker::cluster::engines::Engines::declare(&args.engines).context("--engine")?;
+    for e in engines.iter() {
+        eprintln!("{}", declared_line(e));
+    }
     pins::pin(&mut plan, &engines)?;
     let workers = args
         .workers

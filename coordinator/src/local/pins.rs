@@ -51,6 +51,21 @@ pub enum PinError {
         /// The declared file's digest.
         declared: String,
     },
+    /// A declared network file plays a game it is not for.
+    #[error(
+        "run {run:?} plays {variant}, but engine {engine:?} is a network for {network}: \
+         declare a {variant} network, or play it in {network} games only"
+    )]
+    NetworkGame {
+        /// Run name.
+        run: String,
+        /// Engine name.
+        engine: String,
+        /// The network's game.
+        network: engine::Variant,
+        /// The run's variant entry that it cannot play.
+        variant: String,
+    },
     /// The plan names an engine that is not declared with `--engine`.
     #[error(
         "run {run:?} plays the external engine {engine:?}: declare it with --engine {engine}=PATH"
@@ -77,7 +92,24 @@ pub fn pin(plan: &mut Plan, engines: &Engines) -> Result<(), PinError> {
                 continue;
             }
             let declared = match engines.resolve(&player.engine, &player.sha256) {
-                Ok(e) => e.sha256().to_string(),
+                Ok(e) => {
+                    // A network file evaluates its own game only: the workers would refuse
+                    // every lease of another.
+                    if let Some(net) = e.network() {
+                        let other = run.config.variants.iter().find(|v| {
+                            v.variant.parse::<engine::Variant>().ok() != Some(net.variant)
+                        });
+                        if let Some(v) = other {
+                            return Err(PinError::NetworkGame {
+                                run: run.config.name.clone(),
+                                engine: player.engine.clone(),
+                                network: net.variant,
+                                variant: v.variant.clone(),
+                            });
+                        }
+                    }
+                    e.sha256().to_string()
+                }
                 Err(EngineRefused::Undeclared(engine)) => {
                     return Err(PinError::Undeclared {
                         run: run.config.name.clone(),

@@ -219,8 +219,8 @@ pub struct LoadedNet {
     pub variant: Variant,
     /// The network.
     pub net: NetRef,
-    /// The first 12 hex digits of the file's SHA-256 digest: the network's name, as
-    /// Stockfish names its networks, the same whatever the file is called.
+    /// The first 12 hex digits of the file's SHA-256 digest (what `sha256sum` prints): the
+    /// network's name, as Stockfish names its networks, the same whatever the file is called.
     pub name: String,
 }
 
@@ -294,8 +294,11 @@ pub fn load(path: &Path) -> Result<LoadedNet, NetFileError> {
         return Err(NetFileError::TooLarge { path: name });
     }
     let (variant, net) = parse(&bytes, &name)?;
-    let hash = Sha256::digest(&bytes[..bytes.len() - DIGEST_BYTES]);
-    let digest: String = hash.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    let digest: String = Sha256::digest(&bytes)
+        .iter()
+        .take(6)
+        .map(|b| format!("{b:02x}"))
+        .collect();
     Ok(LoadedNet {
         variant,
         net: intern(net)?,
