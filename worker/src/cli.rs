@@ -153,7 +153,9 @@ struct MatchArgs {
     #[arg(long)]
     results: Option<PathBuf>,
     /// First player (the one whose results are reported): `internal` (default) or
-    /// `cmd=PATH,option.NAME=VALUE,...`.
+    /// `cmd=PATH,option.NAME=VALUE,...`; either may add `name=`, `hash=`, `params=FILE` and
+    /// `net=FILE` (a network file: our engine evaluates with it; a UCI engine gets it as
+    /// `EvalFile`).
     #[arg(long, default_value = "internal")]
     engine1: String,
     /// Second player.

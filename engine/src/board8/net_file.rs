@@ -164,10 +164,14 @@ pub enum NetFileError {
     )]
     TooMany,
     /// A network for another game than the one being played.
-    #[error("the network {name} is for {network}; it cannot evaluate {playing} positions")]
+    #[error(
+        "the network {name} of {path} is for {network}; it cannot evaluate {playing} positions"
+    )]
     OtherVariant {
         /// The network's name.
         name: String,
+        /// The file it was read from.
+        path: String,
         /// The network's variant.
         network: Variant,
         /// The rules being played.
@@ -222,6 +226,8 @@ pub struct LoadedNet {
     /// The first 12 hex digits of the file's SHA-256 digest (what `sha256sum` prints): the
     /// network's name, as Stockfish names its networks, the same whatever the file is called.
     pub name: String,
+    /// The file it was read from, as given.
+    pub path: String,
 }
 
 impl LoadedNet {
@@ -232,6 +238,7 @@ impl LoadedNet {
         } else {
             Err(NetFileError::OtherVariant {
                 name: self.name.clone(),
+                path: self.path.clone(),
                 network: self.variant,
                 playing: rules,
             })
@@ -303,6 +310,7 @@ pub fn load(path: &Path) -> Result<LoadedNet, NetFileError> {
         variant,
         net: intern(net)?,
         name: digest,
+        path: name,
     })
 }
 
@@ -617,6 +625,7 @@ mod tests {
             variant: Variant::Latte,
             net: NetRef(chess()),
             name: "abc".into(),
+            path: "a.net".into(),
         };
         assert!(loaded.for_rules(Rules::default_for(Variant::Latte)).is_ok());
         let e = loaded
