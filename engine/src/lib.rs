@@ -28,4 +28,4 @@ pub use error::{FenError, MoveError, RulesError};
 pub use game::{Game, Outcome};
 pub use position::{MoveInfo, MoveList, Position, SquareName, MAX_MOVES};
 pub use types::{ByColor, Castle, CastleSide, CastleStyle, Color, Piece, Role};
-pub use variant::{Rules, Ruleset, Variant};
+pub use variant::{Geometry, Rules, Ruleset, Variant};

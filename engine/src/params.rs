@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use thiserror::Error;
 
-use crate::variant::Variant;
+use crate::variant::{Geometry, Variant};
 
 /// Which variants a parameter matters in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,7 +31,7 @@ impl Scope {
         match self {
             Scope::All => true,
             Scope::Secutor => matches!(variant, Variant::Secutor),
-            Scope::Board8 => matches!(variant, Variant::Chess | Variant::Latte),
+            Scope::Board8 => matches!(variant.geometry(), Geometry::Square8),
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::gustavian;
 use crate::params::{self, ParamError, Params};
 use crate::perft::divide;
 use crate::search::{Features, Info, Limits, Searcher};
-use crate::variant::{Rules, Ruleset, Variant};
+use crate::variant::{Geometry, Rules, Ruleset, Variant};
 
 /// Default transposition table size in MiB.
 pub const DEFAULT_HASH_MIB: usize = 16;
@@ -349,11 +349,11 @@ impl Uci {
     fn reset_session(&mut self) -> Result<(), UciError> {
         each!(&mut self.session, s => s.stop());
         let rules = self.rules()?;
-        self.session = match rules.variant() {
-            Variant::Chess | Variant::Latte => {
+        self.session = match rules.variant().geometry() {
+            Geometry::Square8 => {
                 AnySession::Board8(Session::new(rules, self.hash, self.params.clone())?)
             }
-            Variant::Secutor => {
+            Geometry::Gustavian => {
                 AnySession::Gustavian(Session::new(rules, self.hash, self.params.clone())?)
             }
         };

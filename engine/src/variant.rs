@@ -6,6 +6,16 @@ use std::str::FromStr;
 
 use crate::error::RulesError;
 
+/// The board a game is played on: what decides the position type, the FEN reader, and which
+/// evaluation parts (learned tables, networks) a game can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Geometry {
+    /// The 8x8 board of chess and Latte (u64 bitboards).
+    Square8,
+    /// The 68-square Gustavian board of Secutor Chess (10x8 with holes, u128 bitboards).
+    Gustavian,
+}
+
 /// A game the engine plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
@@ -27,6 +37,14 @@ impl Variant {
             Variant::Chess => "chess",
             Variant::Latte => "latte",
             Variant::Secutor => "secutor",
+        }
+    }
+
+    /// The board it is played on: the one place a new variant must be placed on one.
+    pub const fn geometry(self) -> Geometry {
+        match self {
+            Variant::Chess | Variant::Latte => Geometry::Square8,
+            Variant::Secutor => Geometry::Gustavian,
         }
     }
 

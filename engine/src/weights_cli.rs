@@ -13,7 +13,7 @@ use engine::params::{specs_for, ParamSpec, Params};
 use engine::tune::{
     check_learning_rate, enough_positions, evaluate_all, Positions, TuneError, WeightConfig,
 };
-use engine::Variant;
+use engine::Geometry;
 
 use crate::fit_args::DataArgs;
 
@@ -46,7 +46,7 @@ pub(crate) struct WeightsArgs {
 pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
     check_learning_rate(a.learning_rate)?;
     let rules = a.data.rules()?;
-    if rules.variant() == Variant::Secutor {
+    if rules.variant().geometry() != Geometry::Square8 {
         return Err(TuneError::NotEightByEight(rules).into());
     }
     let mut skip: Vec<&'static str> = Vec::new();

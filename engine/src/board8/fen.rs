@@ -6,13 +6,13 @@ use super::square::Square;
 use crate::error::{FenError, RulesError};
 use crate::fen_fields::{parse_clocks, split_fields};
 use crate::types::{Color, Piece, Role};
-use crate::variant::{Rules, Variant};
+use crate::variant::{Geometry, Rules, Variant};
 
 impl Board {
     /// Reads a FEN under `rules` (which must be `chess` or `latte`), checking every rule of
     /// RULES.md's "FEN details".
     pub fn from_fen(rules: Rules, fen: &str) -> Result<Board, FenError> {
-        if rules.variant() == Variant::Secutor {
+        if rules.variant().geometry() != Geometry::Square8 {
             return Err(RulesError::WrongGeometry(rules.variant()).into());
         }
         let fields = split_fields(fen)?;

@@ -26,11 +26,7 @@ pub use tables::for_rules as square_table;
 /// Whether `rules` are the 8x8 board's, whose evaluation can carry a network ([`net`]):
 /// `engine tune-net` fits one for them, whether or not the engine ships one yet.
 pub fn can_have_net(rules: crate::variant::Rules) -> bool {
-    use crate::variant::Variant;
-    match rules.variant() {
-        Variant::Chess | Variant::Latte => true,
-        Variant::Secutor => false,
-    }
+    rules.variant().geometry() == crate::variant::Geometry::Square8
 }
 
 /// The built-in network of `rules`, if they have one.

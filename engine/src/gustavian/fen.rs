@@ -10,7 +10,7 @@ use super::zobrist::piece_code;
 use crate::error::{FenError, RulesError};
 use crate::fen_fields::{parse_clocks, split_fields};
 use crate::types::{Color, Piece, Role};
-use crate::variant::{Rules, Variant};
+use crate::variant::{Geometry, Rules};
 
 /// One cell of a FEN rank.
 #[derive(Clone, Copy)]
@@ -225,7 +225,7 @@ fn read_en_passant(pos: &Position, field: &str) -> Result<Option<Square>, FenErr
 
 /// Reads a FEN under `rules`, validating it fully.
 pub(crate) fn read(rules: Rules, fen: &str) -> Result<Position, FenError> {
-    if rules.variant() != Variant::Secutor {
+    if rules.variant().geometry() != Geometry::Gustavian {
         return Err(FenError::Rules(RulesError::WrongGeometry(rules.variant())));
     }
     let fields = split_fields(fen)?;
