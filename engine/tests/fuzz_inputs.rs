@@ -1162,3 +1162,77 @@ fn uci_session_checks_see_errors_and_answers() {
     }
     assert!(clean > 10, "{clean}");
 }
+
+/// A network file changed at random: bytes overwritten, the file cut short or lengthened, with
+/// the digest made to match again or not (a file can be made so on purpose).
+#[derive(Clone, Debug)]
+struct NetMutation {
+    writes: Vec<(Index, u8)>,
+    cut: Option<Index>,
+    extra: Vec<u8>,
+    redigest: bool,
+}
+
+fn net_mutation() -> impl Strategy<Value = NetMutation> {
+    (
+        prop::collection::vec((any::<Index>(), any::<u8>()), 0..6),
+        prop::option::weighted(0.2, any::<Index>()),
+        prop::collection::vec(any::<u8>(), 0..3),
+        any::<bool>(),
+    )
+        .prop_map(|(writes, cut, extra, redigest)| NetMutation {
+            writes,
+            cut,
+            extra,
+            redigest,
+        })
+}
+
+/// The shipped networks' files, the starting points of the mutations.
+fn net_files() -> &'static [Vec<u8>] {
+    static FILES: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        [Variant::Chess, Variant::Latte]
+            .into_iter()
+            .map(|v| {
+                let net = engine::board8::builtin_net(Rules::default_for(v)).expect("a network");
+                engine::board8::net_file::to_bytes(net, v)
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A damaged or forged network file never panics the reader: it is refused with a reason
+    /// naming the file, or, when every check passes, read as a network whose every weight is
+    /// within the limits (so the engine's sums cannot overflow on it).
+    #[test]
+    fn mutated_network_files_never_panic(which in any::<Index>(), m in net_mutation()) {
+        use sha2::{Digest, Sha256};
+        let files = net_files();
+        let mut bytes = files[which.index(files.len())].clone();
+        for (at, value) in &m.writes {
+            let i = at.index(bytes.len());
+            bytes[i] = *value;
+        }
+        if let Some(cut) = &m.cut {
+            bytes.truncate(cut.index(bytes.len()));
+        }
+        bytes.extend_from_slice(&m.extra);
+        if m.redigest && bytes.len() >= 32 {
+            let n = bytes.len() - 32;
+            let digest = Sha256::digest(&bytes[..n]);
+            bytes[n..].copy_from_slice(&digest);
+        }
+        match engine::board8::net_file::parse(&bytes, "fuzzed.net") {
+            Ok((_, net)) => {
+                let limit = i32::from(engine::board8::net::WEIGHT_LIMIT as i16)
+                    * engine::board8::net::QA;
+                prop_assert!(net.input.iter().flatten().chain(&net.bias).all(|&w| i32::from(w).abs() <= limit));
+            }
+            Err(e) => prop_assert!(e.to_string().contains("fuzzed.net"), "{e}"),
+        }
+    }
+}
