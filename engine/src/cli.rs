@@ -79,6 +79,9 @@ enum Command {
     /// Write a built-in network (chess's, Latte's) as a network file (the UCI option
     /// EvalFile reads one).
     ExportNet(crate::net_cli::ExportArgs),
+    /// Make a network file the built-in network of its game: writes its Rust source
+    /// (engine/src/board8/tables/<variant>_net.rs) for the next build.
+    ImportNet(crate::net_cli::ImportArgs),
     /// Run an EPD test suite with bm/am opcodes and report solved / total.
     Epd {
         /// The .epd file.
@@ -149,6 +152,7 @@ pub(crate) fn main() -> ExitCode {
         Some(Command::TuneWeights(args)) => crate::weights_cli::run(&args),
         Some(Command::TuneNet(args)) => crate::net_cli::run(&args),
         Some(Command::ExportNet(args)) => crate::net_cli::export(&args),
+        Some(Command::ImportNet(args)) => crate::net_cli::import(&args),
         Some(Command::Epd {
             file,
             movetime,

@@ -57,6 +57,37 @@ pub(crate) struct ExportArgs {
     /// The network file to write.
     #[arg(long)]
     out: String,
+    /// Multiply the network's output by this (1: as built in): how much the network weighs
+    /// in its own game alone (NetScale weighs chess's and Latte's alike), for an SPRT.
+    #[arg(long, default_value_t = 1.0)]
+    output_scale: f64,
+}
+
+#[derive(Args)]
+pub(crate) struct ImportArgs {
+    /// The network file (engine tune-net --out-net, engine export-net).
+    net: String,
+    /// The Rust source to write: engine/src/board8/tables/<variant>_net.rs makes it the
+    /// built-in network of its game at the next build.
+    #[arg(long)]
+    out: String,
+}
+
+/// `engine import-net`: a network file that won its SPRT becomes the built-in network of its
+/// game: its Rust source, as `tune-net --out` writes it, with where it came from.
+pub(crate) fn import(a: &ImportArgs) -> Result<ExitCode> {
+    let loaded = net_file::load(std::path::Path::new(&a.net))?;
+    let header = [format!(
+        "Imported by `engine import-net` from {} (network {}, the first 12 hex digits of its SHA-256).",
+        a.net, loaded.name
+    )];
+    std::fs::write(&a.out, loaded.net.net().source(loaded.variant, &header))
+        .with_context(|| format!("cannot write {}", a.out))?;
+    println!(
+        "{} network {} written to {} (built in at the next build)",
+        loaded.variant, loaded.name, a.out
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `engine export-net`: writes a built-in network as a network file, the starting point of a
@@ -64,12 +95,24 @@ pub(crate) struct ExportArgs {
 pub(crate) fn export(a: &ExportArgs) -> Result<ExitCode> {
     let rules = engine::Rules::parse(&a.variant, None)?;
     let net = engine::board8::builtin_net(rules).ok_or(TuneError::NoNetwork(rules))?;
-    let bytes = net_file::to_bytes(net, rules.variant());
+    if !(a.output_scale.is_finite() && a.output_scale > 0.0) {
+        anyhow::bail!("--output-scale {} is not a positive number", a.output_scale);
+    }
+    let scaled = net.scaled_output(a.output_scale).ok_or_else(|| {
+        anyhow::anyhow!(
+            "--output-scale {}: the largest output weight would leave the limit the fit clamps to; \
+             this network takes at most {}",
+            a.output_scale,
+            net.max_output_scale()
+        )
+    })?;
+    let bytes = net_file::to_bytes(&scaled, rules.variant());
     net_file::write(std::path::Path::new(&a.out), &bytes)?;
     println!(
-        "{} network ({} units a view) written to {}",
+        "{} network ({} units a view, output x{}) written to {}",
         rules.variant(),
         engine::board8::net::HIDDEN,
+        a.output_scale,
         a.out
     );
     Ok(ExitCode::SUCCESS)

@@ -597,6 +597,33 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             vec![
                 "export-net",
                 "--variant",
+                "latte",
+                "--output-scale",
+                "100",
+                "--out",
+                "/tmp/never.net",
+            ],
+            "--output-scale 100: the largest output weight would leave the limit".into(),
+        ),
+        (
+            vec![
+                "export-net",
+                "--variant",
+                "latte",
+                "--output-scale=0",
+                "--out",
+                "/tmp/never.net",
+            ],
+            "--output-scale 0 is not a positive number".into(),
+        ),
+        (
+            vec!["import-net", "/nonexistent/n.net", "--out", "/tmp/never.rs"],
+            "cannot read network file /nonexistent/n.net".into(),
+        ),
+        (
+            vec![
+                "export-net",
+                "--variant",
                 "secutor",
                 "--out",
                 "/tmp/never.net",

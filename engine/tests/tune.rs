@@ -430,6 +430,63 @@ fn tune_net_writes_a_network_file_the_engine_loads() {
     }
 }
 
+/// `import-net` of a built-in network's file writes the shipped source of it (its code, the
+/// header aside): a network file that wins its SPRT becomes the built-in one in one command.
+/// `export-net --output-scale` multiplies the output alone.
+#[test]
+fn import_net_writes_the_source_a_file_came_from() {
+    use engine::board8::net_file;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let code = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with("//"))
+            .map(String::from)
+            .collect()
+    };
+    for (variant, shipped) in [
+        ("chess", include_str!("../src/board8/tables/chess_net.rs")),
+        ("latte", include_str!("../src/board8/tables/latte_net.rs")),
+    ] {
+        let (file, source) = (
+            dir.path().join(format!("{variant}.net")),
+            dir.path().join(format!("{variant}_net.rs")),
+        );
+        let (file, source) = (file.to_str().expect("utf8"), source.to_str().expect("utf8"));
+        let (ok, _, err) = engine(&["export-net", "--variant", variant, "--out", file]);
+        assert!(ok, "{err}");
+        let (ok, stdout, err) = engine(&["import-net", file, "--out", source]);
+        assert!(ok, "{err}");
+        assert!(stdout.contains("built in at the next build"), "{stdout}");
+        let written = std::fs::read_to_string(source).expect("written");
+        assert!(
+            written.starts_with("// Imported by `engine import-net`"),
+            "{written}"
+        );
+        assert_eq!(code(&written), code(shipped), "{variant}");
+    }
+
+    let scaled = dir.path().join("scaled.net");
+    let (ok, _, err) = engine(&[
+        "export-net",
+        "--variant",
+        "latte",
+        "--output-scale",
+        "1.5",
+        "--out",
+        scaled.to_str().expect("utf8"),
+    ]);
+    assert!(ok, "{err}");
+    let net = net_file::load(&scaled).expect("loads");
+    let builtin = engine::board8::builtin_net(engine::Rules::default_for(engine::Variant::Latte))
+        .expect("a network");
+    let (n, b) = (net.net.net(), builtin);
+    assert_eq!(n.input, b.input);
+    assert_eq!(n.bias, b.bias);
+    for (s, o) in n.output.iter().flatten().zip(b.output.iter().flatten()) {
+        assert_eq!(f64::from(*s), (f64::from(*o) * 1.5).round());
+    }
+}
+
 /// `export-net` writes the built-in network: loading the file gives that very network.
 #[test]
 fn export_net_writes_the_built_in_network() {

@@ -238,6 +238,40 @@ impl<const H: usize> Net<H> {
 }
 
 impl Net {
+    /// This network with its output (weights and bias) multiplied by `factor`, rounded: the
+    /// network weighed more or less in its game alone, where `NetScale` weighs chess's and
+    /// Latte's alike. `None` when a weight would leave the limits the fit clamps to.
+    pub fn scaled_output(&self, factor: f64) -> Option<Box<Net>> {
+        let limit = f64::from(OUTPUT_LIMIT * OUTPUT_SCALE) * f64::from(QB);
+        let scale = |w: i32, limit: f64| {
+            let v = (f64::from(w) * factor).round();
+            (v.is_finite() && v.abs() <= limit).then_some(v as i32)
+        };
+        let mut out = Box::new(self.clone());
+        for w in out.output.iter_mut().flatten() {
+            *w = scale(*w, limit)?;
+        }
+        out.output_bias = scale(self.output_bias, limit * f64::from(QA))?;
+        Some(out)
+    }
+
+    /// The largest factor [`Net::scaled_output`] takes for this network.
+    pub fn max_output_scale(&self) -> f64 {
+        let limit = f64::from(OUTPUT_LIMIT * OUTPUT_SCALE) * f64::from(QB);
+        let largest = self
+            .output
+            .iter()
+            .flatten()
+            .map(|&w| f64::from(w).abs())
+            .chain([f64::from(self.output_bias).abs() / f64::from(QA)])
+            .fold(0.0, f64::max);
+        if largest == 0.0 {
+            f64::INFINITY
+        } else {
+            (limit / largest * 100.0).floor() / 100.0
+        }
+    }
+
     /// The network's output for `turn`, in centipawns, from the hidden sums a board keeps.
     #[inline]
     pub fn evaluate_kept(&self, sums: &Accumulator, turn: Color) -> i32 {
