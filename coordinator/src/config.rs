@@ -1000,7 +1000,11 @@ fn check_player(field: &str, p: &PlayerConfig) -> Result<(), ConfigError> {
 
 /// The built-in engine takes `Hash` (MiB) and its declared parameters, as integers within
 /// their ranges: anything else would fail on every worker.
-fn check_builtin_option(field: &str, name: &str, value: &toml::Value) -> Result<(), ConfigError> {
+pub(crate) fn check_builtin_option(
+    field: &str,
+    name: &str,
+    value: &toml::Value,
+) -> Result<(), ConfigError> {
     let int = match value {
         toml::Value::Integer(i) => Some(*i),
         toml::Value::String(s) => s.trim().parse::<i64>().ok(),

@@ -545,4 +545,19 @@ fn a_declared_network_file_plays_as_our_engine_with_it() {
         stderr.contains("plays chess, but engine \"half\" is a network for latte"),
         "{stderr}"
     );
+
+    // Its options are our engine's parameters, checked before anything is played.
+    let plan = dir.path().join("option.toml");
+    let text = plan_for("latte").replace(
+        "engine = \"half\"\n",
+        "engine = \"half\"\noptions = { NoSuchWeight = 3 }\n",
+    );
+    std::fs::write(&plan, text).expect("write");
+    let out = local(&plan, &dir.path().join("o"), &["--engine", &declared]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("first.options.NoSuchWeight: the built-in engine has no option"),
+        "{stderr}"
+    );
 }

@@ -66,6 +66,15 @@ pub enum PinError {
         /// The run's variant entry that it cannot play.
         variant: String,
     },
+    /// An option our engine does not have, or a value out of its range, for a declared network
+    /// file (our engine plays it, so its options are our engine's parameters).
+    #[error("run {run:?}: {source}")]
+    NetworkOption {
+        /// Run name.
+        run: String,
+        /// The field and the problem.
+        source: crate::config::ConfigError,
+    },
     /// The plan names an engine that is not declared with `--engine`.
     #[error(
         "run {run:?} plays the external engine {engine:?}: declare it with --engine {engine}=PATH"
@@ -106,6 +115,21 @@ pub fn pin(plan: &mut Plan, engines: &Engines) -> Result<(), PinError> {
                                 network: net.variant,
                                 variant: v.variant.clone(),
                             });
+                        }
+                        // Checked as the built-in engine's are at create, instead of by
+                        // every worker refusing the lease.
+                        for (name, value) in &player.options {
+                            crate::config::check_builtin_option(
+                                &format!("{side}.options.{name}"),
+                                name,
+                                value,
+                            )
+                            .map_err(|source| {
+                                PinError::NetworkOption {
+                                    run: run.config.name.clone(),
+                                    source,
+                                }
+                            })?;
                         }
                     }
                     e.sha256().to_string()
