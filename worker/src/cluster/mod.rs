@@ -693,12 +693,21 @@ pub fn run_cli(args: ClusterArgs) -> Result<(), crate::WorkerError> {
     let engines =
         Engines::declare(&args.engines).map_err(|e| crate::WorkerError::Invalid(e.to_string()))?;
     for e in engines.iter() {
-        tracing::info!(
-            engine = e.name(),
-            path = %e.path().display(),
-            sha256 = e.sha256(),
-            "engine declared"
-        );
+        match e.network() {
+            Some(n) => tracing::info!(
+                engine = e.name(),
+                path = %e.path().display(),
+                sha256 = e.sha256(),
+                network = %n.variant,
+                "engine declared: our engine with a network file"
+            ),
+            None => tracing::info!(
+                engine = e.name(),
+                path = %e.path().display(),
+                sha256 = e.sha256(),
+                "engine declared"
+            ),
+        }
     }
     let config = ClusterConfig {
         url,
