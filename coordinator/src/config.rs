@@ -955,10 +955,7 @@ fn check_player(field: &str, p: &PlayerConfig) -> Result<(), ConfigError> {
                 "applies to external engines only",
             ));
         }
-        for (name, value) in &p.options {
-            check_builtin_option(&format!("{field}.options.{name}"), name, value)?;
-        }
-        return Ok(());
+        return check_builtin_options(field, p);
     }
     if !valid_engine_name(&p.engine) {
         return Err(ConfigError::new(
@@ -1000,11 +997,17 @@ fn check_player(field: &str, p: &PlayerConfig) -> Result<(), ConfigError> {
 
 /// The built-in engine takes `Hash` (MiB) and its declared parameters, as integers within
 /// their ranges: anything else would fail on every worker.
-pub(crate) fn check_builtin_option(
-    field: &str,
-    name: &str,
-    value: &toml::Value,
-) -> Result<(), ConfigError> {
+/// Checks `p`'s options as the built-in engine's (its parameters and `Hash`): for a
+/// `builtin` player at create, and for a declared network file, which the built-in engine
+/// plays, before a local run (`local::pins`).
+pub(crate) fn check_builtin_options(field: &str, p: &PlayerConfig) -> Result<(), ConfigError> {
+    for (name, value) in &p.options {
+        check_builtin_option(&format!("{field}.options.{name}"), name, value)?;
+    }
+    Ok(())
+}
+
+fn check_builtin_option(field: &str, name: &str, value: &toml::Value) -> Result<(), ConfigError> {
     let int = match value {
         toml::Value::Integer(i) => Some(*i),
         toml::Value::String(s) => s.trim().parse::<i64>().ok(),

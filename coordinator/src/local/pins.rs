@@ -118,19 +118,12 @@ pub fn pin(plan: &mut Plan, engines: &Engines) -> Result<(), PinError> {
                         }
                         // Checked as the built-in engine's are at create, instead of by
                         // every worker refusing the lease.
-                        for (name, value) in &player.options {
-                            crate::config::check_builtin_option(
-                                &format!("{side}.options.{name}"),
-                                name,
-                                value,
-                            )
-                            .map_err(|source| {
-                                PinError::NetworkOption {
-                                    run: run.config.name.clone(),
-                                    source,
-                                }
-                            })?;
-                        }
+                        crate::config::check_builtin_options(side, player).map_err(|source| {
+                            PinError::NetworkOption {
+                                run: run.config.name.clone(),
+                                source,
+                            }
+                        })?;
                     }
                     e.sha256().to_string()
                 }
