@@ -79,13 +79,16 @@ pub(crate) fn import(a: &ImportArgs) -> Result<ExitCode> {
     let loaded = net_file::load(std::path::Path::new(&a.net))?;
     let header = [format!(
         "Imported by `engine import-net` from {} (network {}, the first 12 hex digits of its SHA-256).",
-        a.net, loaded.name
+        a.net,
+        loaded.name()
     )];
     std::fs::write(&a.out, loaded.net.net().source(loaded.variant, &header))
         .with_context(|| format!("cannot write {}", a.out))?;
     println!(
         "{} network {} written to {} (built in at the next build)",
-        loaded.variant, loaded.name, a.out
+        loaded.variant,
+        loaded.name(),
+        a.out
     );
     Ok(ExitCode::SUCCESS)
 }

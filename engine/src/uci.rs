@@ -391,7 +391,8 @@ impl Uci {
                 &self.out,
                 &format!(
                     "info string EvalFile: {} network {} from {value}",
-                    loaded.variant, loaded.name
+                    loaded.variant,
+                    loaded.name()
                 ),
             );
             self.eval_file = Some(loaded);

@@ -1228,9 +1228,10 @@ proptest! {
         }
         match engine::board8::net_file::parse(&bytes, "fuzzed.net") {
             Ok((_, net)) => {
-                let limit = i32::from(engine::board8::net::WEIGHT_LIMIT as i16)
-                    * engine::board8::net::QA;
-                prop_assert!(net.input.iter().flatten().chain(&net.bias).all(|&w| i32::from(w).abs() <= limit));
+                use engine::board8::net::{MAX_INPUT, MAX_OUTPUT, MAX_OUTPUT_BIAS};
+                prop_assert!(net.input.iter().flatten().chain(&net.bias).all(|&w| i32::from(w).abs() <= MAX_INPUT));
+                prop_assert!(net.output.iter().flatten().all(|&w| w.abs() <= MAX_OUTPUT));
+                prop_assert!(net.output_bias.abs() <= MAX_OUTPUT_BIAS);
             }
             Err(e) => prop_assert!(e.to_string().contains("fuzzed.net"), "{e}"),
         }

@@ -304,7 +304,7 @@ fn eval_file_plays_with_a_network_from_a_file() {
     assert!(
         lines
             .last()
-            .is_some_and(|l| l.contains("latte network") && l.contains(&loaded.name)),
+            .is_some_and(|l| l.contains("latte network") && l.contains(loaded.name())),
         "{lines:?}"
     );
     assert_eq!(printed_eval(&mut e), with_file);

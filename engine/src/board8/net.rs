@@ -58,7 +58,15 @@ pub const WEIGHT_LIMIT: f32 = 2.0;
 /// `OUTPUT_LIMIT * OUTPUT_SCALE * QB`, stays within an `i32`.
 pub const OUTPUT_LIMIT: f32 = 10.0;
 
-const _: () = assert!(45 * (WEIGHT_LIMIT as i32) * QA < i16::MAX as i32);
+/// The largest input weight or hidden bias in fixed point: the fit's clamp, and what a network
+/// file's reader and any change of a network keep to.
+pub const MAX_INPUT: i32 = WEIGHT_LIMIT as i32 * QA;
+/// The largest output weight in fixed point (see [`MAX_INPUT`]).
+pub const MAX_OUTPUT: i32 = OUTPUT_LIMIT as i32 * OUTPUT_SCALE as i32 * QB;
+/// The largest output bias in fixed point: as many centipawns as the largest output weight.
+pub const MAX_OUTPUT_BIAS: i32 = MAX_OUTPUT * QA;
+
+const _: () = assert!(45 * MAX_INPUT < i16::MAX as i32);
 /// Whether the output's sum of `hidden` units a view stays within an `i32`: each unit is at
 /// most `QA`, each weight at most `OUTPUT_LIMIT * OUTPUT_SCALE * QB`, and the bias at most
 /// as much as one unit's full weight.
@@ -242,22 +250,21 @@ impl Net {
     /// network weighed more or less in its game alone, where `NetScale` weighs chess's and
     /// Latte's alike. `None` when a weight would leave the limits the fit clamps to.
     pub fn scaled_output(&self, factor: f64) -> Option<Box<Net>> {
-        let limit = f64::from(OUTPUT_LIMIT * OUTPUT_SCALE) * f64::from(QB);
-        let scale = |w: i32, limit: f64| {
+        let scale = |w: i32, limit: i32| {
             let v = (f64::from(w) * factor).round();
-            (v.is_finite() && v.abs() <= limit).then_some(v as i32)
+            (v.is_finite() && v.abs() <= f64::from(limit)).then_some(v as i32)
         };
         let mut out = Box::new(self.clone());
         for w in out.output.iter_mut().flatten() {
-            *w = scale(*w, limit)?;
+            *w = scale(*w, MAX_OUTPUT)?;
         }
-        out.output_bias = scale(self.output_bias, limit * f64::from(QA))?;
+        out.output_bias = scale(self.output_bias, MAX_OUTPUT_BIAS)?;
         Some(out)
     }
 
     /// The largest factor [`Net::scaled_output`] takes for this network.
     pub fn max_output_scale(&self) -> f64 {
-        let limit = f64::from(OUTPUT_LIMIT * OUTPUT_SCALE) * f64::from(QB);
+        let limit = f64::from(MAX_OUTPUT);
         let largest = self
             .output
             .iter()

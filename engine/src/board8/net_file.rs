@@ -33,7 +33,7 @@ use std::sync::Mutex;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use super::net::{Net, HIDDEN, INPUTS, OUTPUT_LIMIT, OUTPUT_SCALE, QA, QB, WEIGHT_LIMIT};
+use super::net::{Net, HIDDEN, INPUTS, MAX_INPUT, MAX_OUTPUT, MAX_OUTPUT_BIAS};
 use crate::variant::{Rules, Variant};
 
 /// The first bytes of every network file: the format and its version.
@@ -55,13 +55,6 @@ const DIGEST_BYTES: usize = 32;
 pub const MAX_FILE_BYTES: usize = file_bytes(256);
 /// Distinct networks one process keeps loaded.
 pub const MAX_LOADED: usize = 32;
-
-/// The largest input weight or hidden bias: the fit's clamp, in fixed point.
-const MAX_INPUT: i32 = WEIGHT_LIMIT as i32 * QA;
-/// The largest output weight: the fit's clamp, in fixed point.
-const MAX_OUTPUT: i32 = OUTPUT_LIMIT as i32 * OUTPUT_SCALE as i32 * QB;
-/// The largest output bias: as many centipawns as the largest output weight.
-pub(crate) const MAX_OUTPUT_BIAS: i32 = MAX_OUTPUT * QA;
 
 /// The length of a file holding a network of `hidden` units a view.
 pub const fn file_bytes(hidden: usize) -> usize {
@@ -223,21 +216,28 @@ pub struct LoadedNet {
     pub variant: Variant,
     /// The network.
     pub net: NetRef,
-    /// The first 12 hex digits of the file's SHA-256 digest (what `sha256sum` prints): the
-    /// network's name, as Stockfish names its networks, the same whatever the file is called.
-    pub name: String,
+    /// The SHA-256 of the file's bytes as they were read, lower-case hex (what `sha256sum`
+    /// prints): what a run pins a declared network file to, computed from the very bytes
+    /// loaded rather than from a second reading of the file.
+    pub sha256: String,
     /// The file it was read from, as given.
     pub path: String,
 }
 
 impl LoadedNet {
+    /// The network's name: the first 12 hex digits of its file's SHA-256, as Stockfish names
+    /// its networks, the same whatever the file is called.
+    pub fn name(&self) -> &str {
+        &self.sha256[..12]
+    }
+
     /// The network for positions under `rules`: refused when it is another game's.
     pub fn for_rules(&self, rules: Rules) -> Result<NetRef, NetFileError> {
         if rules.variant() == self.variant {
             Ok(self.net)
         } else {
             Err(NetFileError::OtherVariant {
-                name: self.name.clone(),
+                name: self.name().to_string(),
                 path: self.path.clone(),
                 network: self.variant,
                 playing: rules,
@@ -301,15 +301,14 @@ pub fn load(path: &Path) -> Result<LoadedNet, NetFileError> {
         return Err(NetFileError::TooLarge { path: name });
     }
     let (variant, net) = parse(&bytes, &name)?;
-    let digest: String = Sha256::digest(&bytes)
+    let sha256: String = Sha256::digest(&bytes)
         .iter()
-        .take(6)
         .map(|b| format!("{b:02x}"))
         .collect();
     Ok(LoadedNet {
         variant,
         net: intern(net)?,
-        name: digest,
+        sha256,
         path: name,
     })
 }
@@ -590,16 +589,16 @@ mod tests {
             "the built-in network's own contents give the built-in network"
         );
         let mut changed = chess().clone();
-        changed.output_bias += 16 * QA;
+        changed.output_bias += 16 * super::super::net::QA;
         let (a, b) = (dir.path().join("a.net"), dir.path().join("b.net"));
         let bytes = to_bytes(&changed, Variant::Chess);
         write(&a, &bytes).expect("written");
         write(&b, &bytes).expect("written");
         let (a, b) = (load(&a).expect("loads"), load(&b).expect("loads"));
         assert_eq!(a.net, b.net);
-        assert_eq!(a.name, b.name);
+        assert_eq!(a.sha256, b.sha256);
         assert_ne!(a.net, loaded.net);
-        assert_ne!(a.name, loaded.name);
+        assert_ne!(a.name(), loaded.name());
     }
 
     #[test]
@@ -624,7 +623,7 @@ mod tests {
         let loaded = LoadedNet {
             variant: Variant::Latte,
             net: NetRef(chess()),
-            name: "abc".into(),
+            sha256: "abc0123456789".into(),
             path: "a.net".into(),
         };
         assert!(loaded.for_rules(Rules::default_for(Variant::Latte)).is_ok());

@@ -207,11 +207,12 @@ impl DeclaredEngine {
                 name: arg.name.clone(),
                 source,
             })?;
-            let sha256 = sha256_file(&path).map_err(unreadable)?;
+            // The digest of the bytes loaded, not of a second reading the file may have
+            // changed under.
             return Ok(DeclaredEngine {
                 name: arg.name.clone(),
                 path,
-                sha256,
+                sha256: network.sha256.clone(),
                 network: Some(network),
             });
         }
@@ -447,6 +448,11 @@ mod tests {
         .expect("declared");
         let e = engines.resolve("good", "").expect("declared");
         assert_eq!(e.network().map(|n| n.variant), Some(engine::Variant::Latte));
+        // Pinned by the digest of the bytes loaded: the file's, as sha256sum prints it.
+        assert_eq!(
+            e.sha256(),
+            sha256_file(&dir.path().join("good.net")).expect("readable")
+        );
         let middle = bytes.len() / 2;
         bytes[middle] ^= 0x40;
         let bad = dir.path().join("bad.net");
