@@ -532,6 +532,17 @@ impl Core {
                     e.name
                 )));
             }
+            if !e.network_variant.is_empty()
+                && !engine::Variant::ALL
+                    .iter()
+                    .any(|v| v.id() == e.network_variant)
+            {
+                return Err(CoreError::BadRequest(format!(
+                    "engine {}: network_variant {:?} is not a variant (chess, latte, secutor)",
+                    e.name,
+                    e.network_variant.chars().take(40).collect::<String>()
+                )));
+            }
         }
         if info.name.trim().is_empty() {
             info.name = who.name.clone();
@@ -592,12 +603,15 @@ impl Core {
                 .variants
                 .iter()
                 .all(|v| info.variants.iter().any(|x| x == &v.variant));
+        // A declared network plays its own game only: a run of another game would have the
+        // worker refuse the lease (three refusals pause the run), so it is never offered.
         let engines_ok = [&run.config.first, run.config.second()].iter().all(|p| {
             p.is_builtin()
-                || info
-                    .engines
-                    .iter()
-                    .any(|e| e.name == p.engine && (p.sha256.is_empty() || e.sha256 == p.sha256))
+                || info.engines.iter().any(|e| {
+                    e.name == p.engine
+                        && (p.sha256.is_empty() || e.sha256 == p.sha256)
+                        && e.plays(run.config.variants.iter().map(|v| v.variant.as_str()))
+                })
         });
         // A worker that does not declare clocks would play a clock run at its own limits.
         let clock_ok = run.config.limits.tc.is_none()
@@ -1475,7 +1489,18 @@ impl Core {
                     cores: w.info.cores,
                     version: w.info.version.clone(),
                     variants: w.info.variants.clone(),
-                    engines: w.info.engines.iter().map(|e| e.name.clone()).collect(),
+                    engines: w
+                        .info
+                        .engines
+                        .iter()
+                        .map(|e| {
+                            if e.network_variant.is_empty() {
+                                e.name.clone()
+                            } else {
+                                format!("{} ({} network)", e.name, e.network_variant)
+                            }
+                        })
+                        .collect(),
                     last_seen_ms: activity.map(|a| a.last_seen_ms),
                     games_per_minute: activity.map_or(0.0, |a| a.rate.per_minute(now_ms)),
                     leases: held,

@@ -87,6 +87,18 @@ pub struct EngineDecl {
     /// `bench` node count (0: unknown).
     #[serde(default)]
     pub bench_signature: u64,
+    /// When the file is a network file of the worker's own engine, the game its network
+    /// evaluates (a variant id, checked at registration); empty for a program.
+    #[serde(default)]
+    pub network_variant: String,
+}
+
+impl EngineDecl {
+    /// Whether this engine can play every game of `variants`: a program can be asked to, a
+    /// network only its own game.
+    pub fn plays<'a>(&self, mut variants: impl Iterator<Item = &'a str>) -> bool {
+        self.network_variant.is_empty() || variants.all(|v| v == self.network_variant)
+    }
 }
 
 /// What a worker said about itself at registration.
@@ -407,7 +419,7 @@ pub struct WorkerView {
     pub version: String,
     /// Variants it plays (empty: all).
     pub variants: Vec<String>,
-    /// External engines declared.
+    /// External engines declared (a network file with its game: `cand (latte network)`).
     pub engines: Vec<String>,
     /// Last call, Unix ms (none since the coordinator started).
     pub last_seen_ms: Option<u64>,

@@ -117,6 +117,7 @@ impl From<pb::RegisterRequest> for WorkerInfo {
                     name: e.name,
                     sha256: e.sha256,
                     bench_signature: e.bench_signature,
+                    network_variant: e.network_variant,
                 })
                 .collect(),
             features: r.features,

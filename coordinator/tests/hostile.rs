@@ -575,7 +575,7 @@ async fn f10_external_engines_are_scheduled_by_declaration() {
         engines: vec![pb::EngineInfo {
             name: "sf".into(),
             sha256: sha.into(),
-            bench_signature: 0,
+            ..Default::default()
         }],
         ..Default::default()
     };
@@ -615,7 +615,7 @@ async fn f10_external_engines_are_scheduled_by_declaration() {
             engines: vec![pb::EngineInfo {
                 name: "/usr/bin/rm -rf".into(),
                 sha256: sha.clone(),
-                bench_signature: 0,
+                ..Default::default()
             }],
             ..Default::default()
         })
@@ -629,6 +629,71 @@ async fn f10_external_engines_are_scheduled_by_declaration() {
     .await;
     assert!(err.message().contains("first.engine"), "{err}");
     let _ = id;
+    server.shutdown().await;
+}
+
+/// A worker's declared network file plays its own game only: a run naming it in another game
+/// (here a run mixing chess into Latte) is never leased to that worker, which would refuse
+/// it, while a run of the network's game is. A network game that is no variant, or one too
+/// long, is refused at registration with the field named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f10c_declared_networks_are_leased_runs_of_their_own_game_only() {
+    let e = env();
+    let server = Server::start(&e.db, timing(30_000)).await;
+    let mut admin = server.admin(&e.admin).await;
+    let sha = "ab".repeat(32);
+    let with_cand = |text: String| {
+        text.replace(
+            "[first]\nengine = \"builtin\"",
+            &format!(
+                "[first]\nengine = \"cand\"\nsha256 = \"{sha}\"\n\n[second]\nengine = \"builtin\""
+            ),
+        )
+    };
+    let mixed = create(&mut admin, with_cand(mixed_config("match", 40, ""))).await;
+    let declare = |name: &str, game: &str| pb::RegisterRequest {
+        name: name.into(),
+        cores: 1,
+        engines: vec![pb::EngineInfo {
+            name: "cand".into(),
+            sha256: sha.clone(),
+            network_variant: game.into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let mut w = server.worker(&e.workers[0]).await;
+    let id = w
+        .register(declare("box0", "latte"))
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id;
+    assert!(
+        lease(&mut w, id, 1).await.is_none(),
+        "a Latte network offered a run with chess games"
+    );
+    let latte = create(&mut admin, with_cand(config("match", 40, ""))).await;
+    let l = lease(&mut w, id, 1)
+        .await
+        .expect("a run of the network's game");
+    assert_eq!(l.run_id, latte);
+    assert_eq!(l.first.unwrap().engine, "cand");
+    // The same file declared as a program (no game) may be offered either run.
+    let mut p = server.worker(&e.workers[1]).await;
+    let pid = p
+        .register(declare("box1", ""))
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id;
+    assert!(lease(&mut p, pid, 1).await.is_some());
+    for bad in ["shogi", "LATTE ", &"x".repeat(200)] {
+        let err = p.register(declare("box2", bad)).await.unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+        assert!(err.message().contains("network_variant"), "{err}");
+    }
+    let _ = mixed;
     server.shutdown().await;
 }
 

@@ -329,6 +329,10 @@ impl Engines {
                 name: e.name.clone(),
                 sha256: e.sha256.clone(),
                 bench_signature: 0,
+                network_variant: e
+                    .network
+                    .as_ref()
+                    .map_or_else(String::new, |n| n.variant.id().to_string()),
             })
             .collect()
     }
@@ -448,6 +452,13 @@ mod tests {
         .expect("declared");
         let e = engines.resolve("good", "").expect("declared");
         assert_eq!(e.network().map(|n| n.variant), Some(engine::Variant::Latte));
+        // The registration tells the coordinator the network's game, so that it offers the
+        // worker runs of that game only.
+        let info = &engines.infos()[0];
+        assert_eq!(
+            (info.name.as_str(), info.network_variant.as_str()),
+            ("good", "latte")
+        );
         // Pinned by the digest of the bytes loaded: the file's, as sha256sum prints it.
         assert_eq!(
             e.sha256(),
@@ -479,6 +490,7 @@ mod tests {
             .expect("declared")
             .network()
             .is_none());
+        assert_eq!(engines.infos()[0].network_variant, "");
     }
 
     #[test]
