@@ -123,8 +123,17 @@ pub(crate) fn export(a: &ExportArgs) -> Result<ExitCode> {
 
 pub(crate) fn run(a: &NetArgs) -> Result<ExitCode> {
     check_learning_rate(a.learning_rate)?;
-    if a.epochs == 0 && (a.out.is_some() || a.out_net.is_some()) {
-        anyhow::bail!("--epochs 0 fits nothing; there is no network for --out to write");
+    if a.epochs == 0 {
+        // Name the flag the user gave: the network would go to either.
+        let flag = match (&a.out, &a.out_net) {
+            (Some(_), Some(_)) => Some("--out and --out-net"),
+            (Some(_), None) => Some("--out"),
+            (None, Some(_)) => Some("--out-net"),
+            (None, None) => None,
+        };
+        if let Some(flag) = flag {
+            anyhow::bail!("--epochs 0 fits nothing; there is no network for {flag} to write");
+        }
     }
     if a.batch == 0 {
         return Err(TuneError::Batch.into());

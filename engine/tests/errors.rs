@@ -650,7 +650,7 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
                 "--out-net",
                 "x.net",
             ],
-            "--epochs 0 fits nothing".into(),
+            "--epochs 0 fits nothing; there is no network for --out-net to write".into(),
         ),
     ]);
     for (args, needle) in cases {
