@@ -40,6 +40,10 @@ while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do
 done
 [ ${#changes[@]} -ge 1 ] || usage
 change=${changes[0]}
+# The change as given, for the hint that resumes it: the folder's name for a patch is its
+# base name, which may also be a branch's (engine/pending/x.patch and a branch x), and a hint
+# naming that would test the branch.
+given=$(printf ' %q' "${changes[@]}")
 base=HEAD
 root=$(cd "$(dirname "$0")/.." && pwd)
 plan=$root/examples/sprt-engines.toml
@@ -101,7 +105,7 @@ if [ -z "$state" ]; then
                 break
             fi
             echo "note: $change was tested before against $earlier_base; its games are kept in $earlier" >&2
-            echo "      to resume that test instead: $0 $change --base $earlier_base" >&2
+            echo "      to resume that test instead: $0$given --base $earlier_base" >&2
         done
     fi
 fi
