@@ -66,7 +66,8 @@ enum Command {
         /// chess, latte or secutor.
         #[arg(long, default_value = "chess")]
         variant: String,
-        /// json (name, default, min, max, c_end, r_end) or spsa (fishtest lines).
+        /// json (name, default, min, max, c_end, r_end, scope: `all`, `board8` or `secutor`)
+        /// or spsa (fishtest lines).
         #[arg(long, default_value = "json")]
         format: String,
     },
@@ -467,7 +468,7 @@ fn run_params(variant: &str, format: &str) -> Result<ExitCode> {
                 .map(|s| {
                     serde_json::json!({
                         "name": s.name, "default": s.default, "min": s.min, "max": s.max,
-                        "c_end": s.c_end, "r_end": s.r_end,
+                        "c_end": s.c_end, "r_end": s.r_end, "scope": s.scope.id(),
                     })
                 })
                 .collect();

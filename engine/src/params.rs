@@ -26,6 +26,15 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// The scope's name as `engine params` prints it.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Scope::All => "all",
+            Scope::Secutor => "secutor",
+            Scope::Board8 => "board8",
+        }
+    }
+
     /// Whether the parameter matters in `variant`.
     pub const fn applies_to(self, variant: Variant) -> bool {
         match self {

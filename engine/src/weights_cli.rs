@@ -9,11 +9,13 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use engine::dispatch::{with_search_position, WithSearchPosition};
+use engine::eval::SearchPosition;
 use engine::params::{specs_for, ParamSpec, Params};
 use engine::tune::{
     check_learning_rate, enough_positions, evaluate_all, Positions, TuneError, WeightConfig,
 };
-use engine::Geometry;
+use engine::Rules;
 
 use crate::fit_args::DataArgs;
 
@@ -25,6 +27,11 @@ pub(crate) struct WeightsArgs {
     /// evaluation never reads (the search's, the clock's), which are left alone anyway.
     #[arg(long, value_delimiter = ',')]
     exclude: Vec<String>,
+    /// Fit these parameters only (comma-separated names), e.g. a variant's own weights (those
+    /// `engine params --variant secutor` gives the scope `secutor`) fitted to its games'
+    /// results, while the weights it shares with the other games keep their values.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
     /// Linearisations: each measures every weight's effect around the current weights.
     #[arg(long, default_value_t = WeightConfig::default().rounds)]
     rounds: usize,
@@ -46,23 +53,52 @@ pub(crate) struct WeightsArgs {
 pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
     check_learning_rate(a.learning_rate)?;
     let rules = a.data.rules()?;
-    if rules.variant().geometry() != Geometry::Square8 {
-        return Err(TuneError::NotEightByEight(rules).into());
+    with_search_position(rules, Fit(a))
+}
+
+/// The weights to fit: the variant's, less `--exclude`, within `--only` when given.
+fn chosen_specs(a: &WeightsArgs, rules: Rules) -> Result<Vec<&'static ParamSpec>, TuneError> {
+    let named = |names: &[String]| -> Result<Vec<&'static str>, TuneError> {
+        names
+            .iter()
+            .map(|n| {
+                Params::spec(n)
+                    .map(|(_, s)| s.name)
+                    .ok_or_else(|| TuneError::UnknownParam(n.clone()))
+            })
+            .collect()
+    };
+    let skip = named(&a.exclude)?;
+    let only = named(&a.only)?;
+    for &name in &only {
+        if !specs_for(rules.variant()).any(|s| s.name == name) {
+            return Err(TuneError::NotInVariant { name, rules });
+        }
     }
-    let mut skip: Vec<&'static str> = Vec::new();
-    for name in &a.exclude {
-        let (_, spec) = Params::spec(name).ok_or_else(|| TuneError::UnknownParam(name.clone()))?;
-        skip.push(spec.name);
-    }
-    let specs: Vec<&'static ParamSpec> = specs_for(rules.variant())
+    Ok(specs_for(rules.variant())
         .filter(|s| !skip.contains(&s.name))
-        .collect();
+        .filter(|s| only.is_empty() || only.contains(&s.name))
+        .collect())
+}
+
+/// The fit on the variant's board.
+struct Fit<'a>(&'a WeightsArgs);
+
+impl WithSearchPosition for Fit<'_> {
+    type Output = Result<ExitCode>;
+    fn run<P: SearchPosition>(self, rules: Rules) -> Result<ExitCode> {
+        fit::<P>(self.0, rules)
+    }
+}
+
+fn fit<P: SearchPosition>(a: &WeightsArgs, rules: Rules) -> Result<ExitCode> {
+    let specs = chosen_specs(a, rules)?;
     let start = a.data.params()?;
     let started = Instant::now();
     let pos = a
         .data
         .read_all(
-            |text| Ok(Positions::read(text, rules, &start)?),
+            |text| Ok(Positions::<P>::read(text, rules, &start)?),
             |p| (p.counts, p.len()),
             Positions::append,
         )?

@@ -522,8 +522,29 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             "only 3 quiet positions".into(),
         ),
         (
+            // Secutor's positions are read on their own board: a chess FEN is not one.
             vec!["tune-weights", "--positions", &few, "--variant", "secutor"],
-            "is not played on the 8x8 board".into(),
+            "positions line 1".into(),
+        ),
+        (
+            vec![
+                "tune-weights",
+                "--positions",
+                &few,
+                "--only",
+                "RookValueEg,NoSuchWeight",
+            ],
+            "no parameter named \"NoSuchWeight\"".into(),
+        ),
+        (
+            vec![
+                "tune-weights",
+                "--positions",
+                &few,
+                "--only",
+                "SecutorValueMg",
+            ],
+            "SecutorValueMg does not apply to chess/normal".into(),
         ),
         (
             vec![

@@ -69,11 +69,14 @@ pub enum TuneError {
     /// A batch of no positions.
     #[error("--batch must be at least 1 position")]
     Batch,
-    /// The weights' fit reads positions of the 8x8 board only.
-    #[error(
-        "{0} is not played on the 8x8 board: tune-weights reads chess and Latte positions only"
-    )]
-    NotEightByEight(crate::variant::Rules),
+    /// A weight named to fit that the variant's evaluation never reads.
+    #[error("{name} does not apply to {rules} (engine params --variant {variant} lists those that do)", variant = rules.variant())]
+    NotInVariant {
+        /// The weight.
+        name: &'static str,
+        /// The variant of the positions.
+        rules: crate::variant::Rules,
+    },
     /// A parameter named to leave out that does not exist.
     #[error("no parameter named {0:?} (engine params lists them)")]
     UnknownParam(String),

@@ -449,13 +449,14 @@ pub struct Counts {
 
 /// Calls `keep` with every quiet position of `text` (`FEN [result]` lines under `rules`), the
 /// number of its game and its result, in order; `params` decide what SEE calls winning
-/// material. Refuses a malformed line or FEN with its line number. The one reader of both fits
-/// (the square table's and the weights'), so they split games and skip positions alike.
-pub fn quiet_positions(
+/// material. Refuses a malformed line or FEN with its line number. The one reader of every fit
+/// (the square table's, the network's and the weights', the last on either board), so they
+/// split games and skip positions alike.
+pub fn quiet_positions<P: SearchPosition>(
     text: &str,
     rules: Rules,
     params: &Params,
-    mut keep: impl FnMut(Board, u32, f32),
+    mut keep: impl FnMut(P, u32, f32),
 ) -> Result<Counts, TuneError> {
     let mut counts = Counts::default();
     let mut last: Option<(f32, u32)> = None;
@@ -474,8 +475,7 @@ pub fn quiet_positions(
             counts.games += 1;
         }
         last = Some((l.result, moves));
-        let board =
-            Board::from_fen(rules, l.fen).map_err(|source| TuneError::Fen { line, source })?;
+        let board = P::from_fen(rules, l.fen).map_err(|source| TuneError::Fen { line, source })?;
         if !is_quiet(&board, params) {
             counts.not_quiet += 1;
             continue;
@@ -497,7 +497,7 @@ fn fullmove(fen: &str) -> u32 {
 
 /// Whether the static evaluation of `board` is a fair guess of its worth: not in check, and no
 /// capture or promotion that wins material by exchange (the search would play it first).
-fn is_quiet(board: &Board, p: &Params) -> bool {
+fn is_quiet<P: SearchPosition>(board: &P, p: &Params) -> bool {
     if board.in_check() {
         return false;
     }

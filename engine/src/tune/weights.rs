@@ -24,23 +24,23 @@ use super::TuneError;
 use crate::board8::Board;
 use crate::eval::{pst, PawnCache, SearchPosition};
 use crate::params::{ParamSpec, Params};
-use crate::position::Position;
 use crate::types::Color;
 use crate::variant::Rules;
 
-/// The quiet positions of a data set with their labels.
-pub struct Positions {
-    boards: Vec<Board>,
+/// The quiet positions of a data set with their labels, on either board (the 8x8 one's by
+/// default).
+pub struct Positions<P = Board> {
+    boards: Vec<P>,
     result: Vec<f32>,
     game: Vec<u32>,
     /// What the reader counted.
     pub counts: Counts,
 }
 
-impl Positions {
+impl<P: SearchPosition> Positions<P> {
     /// Reads every line of `text` (`FEN [result]`) under `rules`, keeping the quiet positions
     /// as the square table's fit does.
-    pub fn read(text: &str, rules: Rules, params: &Params) -> Result<Positions, TuneError> {
+    pub fn read(text: &str, rules: Rules, params: &Params) -> Result<Positions<P>, TuneError> {
         let (mut boards, mut result, mut game) = (Vec::new(), Vec::new(), Vec::new());
         let counts = quiet_positions(text, rules, params, |b, g, r| {
             boards.push(b);
@@ -56,7 +56,7 @@ impl Positions {
     }
 
     /// Adds the positions of `other` after these (its games numbered after these games).
-    pub fn append(&mut self, other: Positions) {
+    pub fn append(&mut self, other: Positions<P>) {
         let games = self.counts.games;
         self.boards.extend(other.boards);
         self.result.extend(other.result);
@@ -79,7 +79,11 @@ impl Positions {
 
 /// Every position's evaluation under `params`, from White's side, in centipawns; the work is
 /// split over `threads`.
-pub fn evaluate_all(pos: &Positions, params: &Params, threads: usize) -> Vec<f32> {
+pub fn evaluate_all<P: SearchPosition>(
+    pos: &Positions<P>,
+    params: &Params,
+    threads: usize,
+) -> Vec<f32> {
     let all: Vec<usize> = (0..pos.len()).collect();
     evaluate(pos, &all, params, threads)
 }
@@ -87,7 +91,12 @@ pub fn evaluate_all(pos: &Positions, params: &Params, threads: usize) -> Vec<f32
 /// The evaluation under `params`, from White's side, of the positions `indices` names, in
 /// their order, split over `threads`: all of them, or only the training ones (each weight's
 /// effect is measured on those alone; the held-out tenth would be evaluated for nothing).
-fn evaluate(pos: &Positions, indices: &[usize], params: &Params, threads: usize) -> Vec<f32> {
+fn evaluate<P: SearchPosition>(
+    pos: &Positions<P>,
+    indices: &[usize],
+    params: &Params,
+    threads: usize,
+) -> Vec<f32> {
     let table = pst::Table::new(params);
     let chunk = indices.len().div_ceil(threads.max(1)).max(1);
     let mut out = vec![0.0f32; indices.len()];
@@ -163,7 +172,7 @@ impl WeightConfig {
 
     /// The real losses, under scale `k`, of the evaluations `e` of `pos`'s positions (what
     /// [`evaluate_all`] gives for some weights).
-    pub fn losses(&self, pos: &Positions, e: &[f32], k: f64) -> Losses {
+    pub fn losses<P>(&self, pos: &Positions<P>, e: &[f32], k: f64) -> Losses {
         let (mut t, mut tn, mut h, mut hn) = (0.0, 0usize, 0.0, 0usize);
         for ((&r, &e), &g) in pos.result.iter().zip(e).zip(&pos.game) {
             let d = f64::from(r) - sigmoid(k, f64::from(e));
@@ -183,16 +192,16 @@ impl WeightConfig {
 
     /// The scale under which the evaluations `e` of `pos`'s positions predict the training
     /// labels best.
-    pub fn fit_scale(&self, pos: &Positions, e: &[f32]) -> f64 {
+    pub fn fit_scale<P>(&self, pos: &Positions<P>, e: &[f32]) -> f64 {
         best_scale(|k| self.losses(pos, e, k).train)
     }
 
     /// Fits the weights `specs` of `start` to `pos` under scale `k`, calling `report` after
     /// each round, and returns the weights of the round with the least held-out loss (`start`
     /// if none did better); the other parameters stay as `start` has them.
-    pub fn fit(
+    pub fn fit<P: SearchPosition>(
         &self,
-        pos: &Positions,
+        pos: &Positions<P>,
         start: &Params,
         specs: &[&'static ParamSpec],
         k: f64,
@@ -313,7 +322,7 @@ mod tests {
             text.push_str(&format!("{king}/8/8/8/8/8/8/4K3 w - - 0 1 [0.5]\n"));
         }
         let params = Params::default();
-        let pos = Positions::read(&text, rules, &params).expect("reads");
+        let pos = Positions::<Board>::read(&text, rules, &params).expect("reads");
         assert_eq!(pos.len(), 600);
         let specs: Vec<&'static ParamSpec> = ["RookValueEg", "Tempo"]
             .iter()
@@ -345,6 +354,57 @@ mod tests {
         let mut expect = params.clone();
         expect.rook_eg = fitted.rook_eg;
         expect.tempo = fitted.tempo;
+        assert_eq!(fitted, expect);
+    }
+
+    /// The same fit on the Gustavian board: a Secutor up, labelled as more than its default
+    /// worth, raises the Secutor's value and nothing else.
+    #[test]
+    fn the_fit_reads_secutor_positions_on_their_own_board() {
+        use crate::gustavian;
+        let rules = Rules::default_for(Variant::Secutor);
+        let mut text = String::new();
+        for i in 0..200 {
+            let king = ["4k5", "3k6", "5k4", "6k3"][i % 4];
+            text.push_str(&format!(
+                "{king}/*8*/*8*/*8*/*8*/*8*/*8*/S3K5 w - - 0 1 [1.0]\n"
+            ));
+            text.push_str(&format!(
+                "{king}/*8*/*8*/*8*/*8*/*8*/*8*/4K4s w - - 0 1 [0.0]\n"
+            ));
+            text.push_str(&format!(
+                "{king}/*8*/*8*/*8*/*8*/*8*/*8*/4K5 w - - 0 1 [0.5]\n"
+            ));
+        }
+        let params = Params::default();
+        let pos = Positions::<gustavian::Position>::read(&text, rules, &params).expect("reads");
+        assert_eq!(pos.len(), 600);
+        let specs: Vec<&'static ParamSpec> = ["SecutorValueEg"]
+            .iter()
+            .map(|n| Params::spec(n).expect("declared").1)
+            .collect();
+        let config = WeightConfig {
+            rounds: 2,
+            epochs: 200,
+            learning_rate: 3.0,
+            holdout: 5,
+            threads: 2,
+        };
+        let k = 0.5;
+        let before = config.losses(&pos, &evaluate_all(&pos, &params, 2), k);
+        let mut rounds = Vec::new();
+        let fitted = config.fit(&pos, &params, &specs, k, |r| rounds.push(r.clone()));
+        assert!(
+            fitted.secutor_eg > params.secutor_eg + 50,
+            "{}",
+            fitted.secutor_eg
+        );
+        assert!(
+            rounds[1].losses.train < before.train,
+            "{before:?} -> {rounds:?}"
+        );
+        let mut expect = params.clone();
+        expect.secutor_eg = fitted.secutor_eg;
         assert_eq!(fitted, expect);
     }
 }
