@@ -307,24 +307,38 @@ mod tests {
     use crate::params::Params;
     use crate::variant::Variant;
 
-    /// Positions a rook up for either side, labelled as a bigger edge than the default rook
-    /// gives: the fit raises the rook's value, and only the weights asked for move. (A lone
-    /// knight would not do: the evaluation scales king and knight against king to a draw, so
-    /// its value is unseen there.)
-    #[test]
-    fn the_fit_moves_the_weights_the_labels_ask_for() {
-        let rules = Rules::default_for(Variant::Chess);
+    /// What [`fit_piece_up`] measured.
+    struct PieceUp {
+        params: Params,
+        fitted: Params,
+        before: Losses,
+        rounds: Vec<Round>,
+    }
+
+    /// Fits `names` to 600 positions of `rules` (`fens`: a side a piece up, the other side
+    /// so, and neither, labelled 1, 0 and ½, each under four placements `kings` of Black's
+    /// king's rank, written `KING` in them) under a scale at which the piece's default value
+    /// predicts far less than a sure win. (Each result differs from the line before, so each
+    /// line is a game of its own: a fifth of them are held out.)
+    fn fit_piece_up<P: SearchPosition>(
+        rules: Rules,
+        kings: [&str; 4],
+        fens: [&str; 3],
+        names: &[&str],
+    ) -> PieceUp {
         let mut text = String::new();
         for i in 0..200 {
-            let king = ["4k3", "3k4", "5k2", "2k5"][i % 4];
-            text.push_str(&format!("{king}/8/8/8/8/R7/8/4K3 w - - 0 1 [1.0]\n"));
-            text.push_str(&format!("{king}/8/8/8/8/8/2r5/4K3 w - - 0 1 [0.0]\n"));
-            text.push_str(&format!("{king}/8/8/8/8/8/8/4K3 w - - 0 1 [0.5]\n"));
+            for (fen, label) in fens.iter().zip(["1.0", "0.0", "0.5"]) {
+                text.push_str(&format!(
+                    "{} [{label}]\n",
+                    fen.replace("KING", kings[i % 4])
+                ));
+            }
         }
         let params = Params::default();
-        let pos = Positions::<Board>::read(&text, rules, &params).expect("reads");
+        let pos = Positions::<P>::read(&text, rules, &params).expect("reads");
         assert_eq!(pos.len(), 600);
-        let specs: Vec<&'static ParamSpec> = ["RookValueEg", "Tempo"]
+        let specs: Vec<&'static ParamSpec> = names
             .iter()
             .map(|n| Params::spec(n).expect("declared").1)
             .collect();
@@ -335,14 +349,40 @@ mod tests {
             holdout: 5,
             threads: 2,
         };
-        // A scale under which the default rook predicts far less than a sure win. (Each
-        // result differs from the line before, so each line is a game of its own: a fifth of
-        // them are held out.)
         let k = 0.5;
         let before = config.losses(&pos, &evaluate_all(&pos, &params, 2), k);
         let mut rounds = Vec::new();
         let fitted = config.fit(&pos, &params, &specs, k, |r| rounds.push(r.clone()));
         assert_eq!(rounds.len(), 2);
+        PieceUp {
+            params,
+            fitted,
+            before,
+            rounds,
+        }
+    }
+
+    /// Positions a rook up for either side, labelled as a bigger edge than the default rook
+    /// gives: the fit raises the rook's value, and only the weights asked for move. (A lone
+    /// knight would not do: the evaluation scales king and knight against king to a draw, so
+    /// its value is unseen there.)
+    #[test]
+    fn the_fit_moves_the_weights_the_labels_ask_for() {
+        let PieceUp {
+            params,
+            fitted,
+            before,
+            rounds,
+        } = fit_piece_up::<Board>(
+            Rules::default_for(Variant::Chess),
+            ["4k3", "3k4", "5k2", "2k5"],
+            [
+                "KING/8/8/8/8/R7/8/4K3 w - - 0 1",
+                "KING/8/8/8/8/8/2r5/4K3 w - - 0 1",
+                "KING/8/8/8/8/8/8/4K3 w - - 0 1",
+            ],
+            &["RookValueEg", "Tempo"],
+        );
         assert!(fitted.rook_eg > params.rook_eg + 50, "{}", fitted.rook_eg);
         let after = rounds[1].losses;
         assert!(after.train < before.train / 2.0, "{before:?} -> {after:?}");
@@ -361,48 +401,28 @@ mod tests {
     /// worth, raises the Secutor's value and nothing else.
     #[test]
     fn the_fit_reads_secutor_positions_on_their_own_board() {
-        use crate::gustavian;
-        let rules = Rules::default_for(Variant::Secutor);
-        let mut text = String::new();
-        for i in 0..200 {
-            let king = ["4k5", "3k6", "5k4", "6k3"][i % 4];
-            text.push_str(&format!(
-                "{king}/*8*/*8*/*8*/*8*/*8*/*8*/S3K5 w - - 0 1 [1.0]\n"
-            ));
-            text.push_str(&format!(
-                "{king}/*8*/*8*/*8*/*8*/*8*/*8*/4K4s w - - 0 1 [0.0]\n"
-            ));
-            text.push_str(&format!(
-                "{king}/*8*/*8*/*8*/*8*/*8*/*8*/4K5 w - - 0 1 [0.5]\n"
-            ));
-        }
-        let params = Params::default();
-        let pos = Positions::<gustavian::Position>::read(&text, rules, &params).expect("reads");
-        assert_eq!(pos.len(), 600);
-        let specs: Vec<&'static ParamSpec> = ["SecutorValueEg"]
-            .iter()
-            .map(|n| Params::spec(n).expect("declared").1)
-            .collect();
-        let config = WeightConfig {
-            rounds: 2,
-            epochs: 200,
-            learning_rate: 3.0,
-            holdout: 5,
-            threads: 2,
-        };
-        let k = 0.5;
-        let before = config.losses(&pos, &evaluate_all(&pos, &params, 2), k);
-        let mut rounds = Vec::new();
-        let fitted = config.fit(&pos, &params, &specs, k, |r| rounds.push(r.clone()));
+        let PieceUp {
+            params,
+            fitted,
+            before,
+            rounds,
+        } = fit_piece_up::<crate::gustavian::Position>(
+            Rules::default_for(Variant::Secutor),
+            ["4k5", "3k6", "5k4", "6k3"],
+            [
+                "KING/*8*/*8*/*8*/*8*/*8*/*8*/S3K5 w - - 0 1",
+                "KING/*8*/*8*/*8*/*8*/*8*/*8*/4K4s w - - 0 1",
+                "KING/*8*/*8*/*8*/*8*/*8*/*8*/4K5 w - - 0 1",
+            ],
+            &["SecutorValueEg"],
+        );
         assert!(
             fitted.secutor_eg > params.secutor_eg + 50,
             "{}",
             fitted.secutor_eg
         );
-        assert!(
-            rounds[1].losses.train < before.train,
-            "{before:?} -> {rounds:?}"
-        );
+        let after = rounds[1].losses;
+        assert!(after.train < before.train, "{before:?} -> {after:?}");
         let mut expect = params.clone();
         expect.secutor_eg = fitted.secutor_eg;
         assert_eq!(fitted, expect);
