@@ -407,6 +407,26 @@ fn node_or_depth(
     }
 }
 
+/// Why the second game of each pair will repeat the first move for move, if it will: our
+/// engine against itself under a limit that leaves no room for chance. A user generating
+/// training games that way gets half the games they paid for (`worker positions` drops the
+/// repeats), and a match's intervals count each game twice.
+fn replayed_pairs(players: &[PlayerSpec; 2], tc: TimeControl) -> Option<String> {
+    let fixed = match tc {
+        TimeControl::Nodes(n) => format!("{n} nodes"),
+        TimeControl::Depth(d) => format!("depth {d}"),
+        TimeControl::MoveTime(_) | TimeControl::Clock { .. } => return None,
+    };
+    players[0].same_engine(&players[1]).then(|| {
+        format!(
+            "both players are our engine with the same parameters at a fixed {fixed} a move, \
+             where its search is deterministic: each pair's second game repeats its first move \
+             for move. For distinct games, give the players different parameters (e.g. \
+             --params2 with Tempo one off) or a clock (--tc)."
+        )
+    })
+}
+
 fn run_match_command(a: MatchArgs) -> Result<(), WorkerError> {
     let rules = a.rules.rules()?;
     let tc = if let Some(tc) = node_or_depth(a.nodes, a.depth)? {
@@ -471,6 +491,10 @@ fn run_match_command(a: MatchArgs) -> Result<(), WorkerError> {
         config.book.name,
         config.book.positions.len()
     );
+
+    if let Some(note) = replayed_pairs(&config.players, config.game.tc) {
+        eprintln!("note: {note}");
+    }
 
     let bar = if a.quiet {
         indicatif::ProgressBar::hidden()

@@ -499,3 +499,42 @@ fn label_command_refuses_bad_input() {
         "nodes=0",
     );
 }
+
+/// Our engine against itself at a fixed node count replays each pair's first game in its
+/// second: the match says so, and the games bear it out; a parameter set for one side (or a
+/// clock) lifts the note.
+#[test]
+fn a_match_of_one_engine_against_itself_at_fixed_nodes_says_its_pairs_repeat() {
+    let dir = tempfile::tempdir().expect("dir");
+    let pgn = dir.path().join("self.pgn");
+    let args = small(&["--pgn", pgn.to_str().expect("utf8")]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = worker(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("each pair's second game repeats its first move for move"),
+        "{stderr}"
+    );
+    let games = worker::pgn::read(&std::fs::read_to_string(&pgn).expect("pgn")).expect("pgn");
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0].moves, games[1].moves, "the note would be wrong");
+
+    let params = dir.path().join("t.txt");
+    std::fs::write(&params, "Tempo=36\n").expect("write");
+    let with_params = small(&["--params2", params.to_str().expect("utf8")]);
+    let clock: Vec<String> = ["match", "--games", "2", "--tc", "0.3+0.01", "--quiet"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for extra in [with_params, clock] {
+        let args: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let out = worker(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{extra:?}: {stderr}");
+        assert!(
+            !stderr.contains("repeats its first move"),
+            "{extra:?}: {stderr}"
+        );
+    }
+}

@@ -88,6 +88,19 @@ impl PlayerSpec {
         }))
     }
 
+    /// Whether both are our engine in process with the same parameters and network: at a
+    /// fixed node count or depth its search is deterministic, so the two play the same move
+    /// in the same position (the table's size does not tell them apart in practice: it moves
+    /// the odd entry, rarely the move).
+    pub fn same_engine(&self, other: &PlayerSpec) -> bool {
+        match (self, other) {
+            (PlayerSpec::Internal(a), PlayerSpec::Internal(b)) => {
+                a.params == b.params && a.network == b.network
+            }
+            _ => false,
+        }
+    }
+
     /// The player's name.
     pub fn name(&self) -> &str {
         match self {
