@@ -150,8 +150,8 @@ tunables! {
     rook_eg "RookValueEg" = 546, 250, 900, 20.0, 0.002, All;
     queen_mg "QueenValueMg" = 1041, 600, 1600, 30.0, 0.002, All;
     queen_eg "QueenValueEg" = 955, 600, 1600, 30.0, 0.002, All;
-    secutor_mg "SecutorValueMg" = 363, 100, 700, 15.0, 0.002, Secutor;
-    secutor_eg "SecutorValueEg" = 337, 100, 700, 15.0, 0.002, Secutor;
+    secutor_mg "SecutorValueMg" = 450, 100, 700, 15.0, 0.002, Secutor;
+    secutor_eg "SecutorValueEg" = 266, 100, 700, 15.0, 0.002, Secutor;
     knight_mob_mg "KnightMobilityMg" = 8, 0, 20, 1.0, 0.002, All;
     knight_mob_eg "KnightMobilityEg" = 0, 0, 20, 1.0, 0.002, All;
     bishop_mob_mg "BishopMobilityMg" = 9, 0, 20, 1.0, 0.002, All;
@@ -160,10 +160,10 @@ tunables! {
     rook_mob_eg "RookMobilityEg" = 0, 0, 20, 1.0, 0.002, All;
     queen_mob_mg "QueenMobilityMg" = 4, 0, 20, 1.0, 0.002, All;
     queen_mob_eg "QueenMobilityEg" = 0, 0, 20, 1.0, 0.002, All;
-    secutor_mob_mg "SecutorMobilityMg" = 1, 0, 20, 1.0, 0.002, Secutor;
-    secutor_mob_eg "SecutorMobilityEg" = 3, 0, 20, 1.0, 0.002, Secutor;
-    secutor_capture_mg "SecutorCaptureThreatMg" = 16, 0, 60, 2.0, 0.002, Secutor;
-    secutor_capture_eg "SecutorCaptureThreatEg" = 6, 0, 60, 2.0, 0.002, Secutor;
+    secutor_mob_mg "SecutorMobilityMg" = 8, 0, 20, 1.0, 0.002, Secutor;
+    secutor_mob_eg "SecutorMobilityEg" = 0, 0, 20, 1.0, 0.002, Secutor;
+    secutor_capture_mg "SecutorCaptureThreatMg" = 20, 0, 60, 2.0, 0.002, Secutor;
+    secutor_capture_eg "SecutorCaptureThreatEg" = 43, 0, 60, 2.0, 0.002, Secutor;
     bishop_pair_mg "BishopPairMg" = 47, 0, 100, 4.0, 0.002, All;
     bishop_pair_eg "BishopPairEg" = 47, 0, 120, 4.0, 0.002, All;
     rook_open_mg "RookOpenFileMg" = 44, 0, 80, 3.0, 0.002, All;
@@ -249,9 +249,9 @@ tunables! {
     pst_king_wing_mg "PstKingWingMg" = 13, -20, 50, 3.0, 0.002, All;
     pst_king_wing_eg "PstKingWingEg" = 2, -20, 50, 3.0, 0.002, All;
     pst_secutor_rank_mg "PstSecutorRankMg" = 1, -20, 20, 1.5, 0.002, Secutor;
-    pst_secutor_rank_eg "PstSecutorRankEg" = 0, -20, 20, 1.5, 0.002, Secutor;
-    pst_secutor_centre_mg "PstSecutorCentreMg" = 3, -30, 20, 1.5, 0.002, Secutor;
-    pst_secutor_centre_eg "PstSecutorCentreEg" = 0, -30, 20, 1.5, 0.002, Secutor;
+    pst_secutor_rank_eg "PstSecutorRankEg" = -8, -20, 20, 1.5, 0.002, Secutor;
+    pst_secutor_centre_mg "PstSecutorCentreMg" = 2, -30, 20, 1.5, 0.002, Secutor;
+    pst_secutor_centre_eg "PstSecutorCentreEg" = -3, -30, 20, 1.5, 0.002, Secutor;
     tempo "Tempo" = 35, 0, 50, 2.0, 0.002, All;
     // The weight in percent of the learned square tables of chess and Latte (see
     // eval::squares).
