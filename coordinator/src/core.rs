@@ -532,15 +532,15 @@ impl Core {
                     e.name
                 )));
             }
-            if !e.network_variant.is_empty()
-                && !engine::Variant::ALL
-                    .iter()
-                    .any(|v| v.id() == e.network_variant)
-            {
+            // The names runs' variants are checked against, which the lease filter compares
+            // this with.
+            let known = crate::config::VARIANTS.iter().map(|(name, _)| *name);
+            if !e.network_variant.is_empty() && !known.clone().any(|v| v == e.network_variant) {
                 return Err(CoreError::BadRequest(format!(
-                    "engine {}: network_variant {:?} is not a variant (chess, latte, secutor)",
+                    "engine {}: network_variant {:?} is not a variant ({})",
                     e.name,
-                    e.network_variant.chars().take(40).collect::<String>()
+                    e.network_variant.chars().take(40).collect::<String>(),
+                    known.collect::<Vec<_>>().join(", ")
                 )));
             }
         }

@@ -58,23 +58,25 @@ pub(crate) fn run(a: &WeightsArgs) -> Result<ExitCode> {
 
 /// The weights to fit: the variant's, less `--exclude`, within `--only` when given.
 fn chosen_specs(a: &WeightsArgs, rules: Rules) -> Result<Vec<&'static ParamSpec>, TuneError> {
-    let named = |names: &[String]| -> Result<Vec<&'static str>, TuneError> {
+    let named = |names: &[String]| -> Result<Vec<&'static ParamSpec>, TuneError> {
         names
             .iter()
             .map(|n| {
                 Params::spec(n)
-                    .map(|(_, s)| s.name)
+                    .map(|(_, s)| s)
                     .ok_or_else(|| TuneError::UnknownParam(n.clone()))
             })
             .collect()
     };
-    let skip = named(&a.exclude)?;
+    let skip: Vec<&str> = named(&a.exclude)?.iter().map(|s| s.name).collect();
     let only = named(&a.only)?;
-    for &name in &only {
-        if !specs_for(rules.variant()).any(|s| s.name == name) {
-            return Err(TuneError::NotInVariant { name, rules });
-        }
+    if let Some(s) = only.iter().find(|s| !s.scope.applies_to(rules.variant())) {
+        return Err(TuneError::NotInVariant {
+            name: s.name,
+            rules,
+        });
     }
+    let only: Vec<&str> = only.iter().map(|s| s.name).collect();
     Ok(specs_for(rules.variant())
         .filter(|s| !skip.contains(&s.name))
         .filter(|s| only.is_empty() || only.contains(&s.name))
