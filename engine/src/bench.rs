@@ -105,7 +105,7 @@ pub struct BenchLine {
     /// CPU time of the searching thread in the search: on a machine busy with other work (an
     /// SPRT's games, a build) wall time counts the waits for a core, and two builds benched
     /// one after the other would differ by the load, not the code. The fresh table's pages
-    /// are touched before the clock starts (see [`Run`]).
+    /// are touched before the clock starts: their zeroing is a game's once, not a search's.
     pub cpu: Duration,
 }
 
