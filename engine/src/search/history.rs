@@ -2,7 +2,7 @@
 //! of one game and forgotten by `ucinewgame`:
 //! - butterfly history (side, from-square, to-square): quiet moves that cut off before;
 //! - continuation history (the previous move's piece and target × this move's): quiet
-//!   moves that answered the same move well, one and two plies back;
+//!   moves that answered the same move well, one, two and four plies back;
 //! - capture history (the capturing piece and target × the captured role): captures that
 //!   cut off before, which orders captures of equal victims and breaks MVV's ties;
 //! - counter moves: the quiet move that last refuted a given piece-to;
@@ -66,6 +66,13 @@ pub struct Quiet {
     /// The moved piece and its target.
     pub piece_to: PieceTo,
 }
+
+/// How many plies back each continuation key of a quiet move's score lies: the opponent's
+/// last move, the side's own last move, and the side's own move before that.
+pub const CONTINUATION_PLIES: [usize; 3] = [1, 2, 4];
+
+/// The continuation keys of the moves [`CONTINUATION_PLIES`] back.
+pub type Previous = [PieceTo; CONTINUATION_PLIES.len()];
 
 /// The bound of the butterfly and continuation histories.
 pub const HISTORY_MAX: i32 = 16_384;
@@ -138,16 +145,19 @@ impl<M: Copy + Eq> Histories<M> {
     }
 
     /// The ordering score of a quiet move: its butterfly history plus its continuation
-    /// histories after the moves one (`prev[0]`) and two (`prev[1]`) plies back.
+    /// histories after the moves one (`prev[0]`) and two (`prev[1]`) plies back, and half of
+    /// that after the side's own move before last (`prev[2]`, four plies back), which says
+    /// less about this move than the two moves just played.
     #[inline]
-    pub fn quiet_score(&self, q: Quiet, prev: [PieceTo; 2]) -> i32 {
+    pub fn quiet_score(&self, q: Quiet, prev: Previous) -> i32 {
         self.butterfly[Self::butterfly_index(q.side, q.from, q.to)]
             + i32::from(self.continuation[Self::continuation_index(prev[0], q.piece_to)])
             + i32::from(self.continuation[Self::continuation_index(prev[1], q.piece_to)])
+            + i32::from(self.continuation[Self::continuation_index(prev[2], q.piece_to)]) / 2
     }
 
     /// Rewards (positive `bonus`) or punishes a quiet move in every table it is scored by.
-    pub fn update_quiet(&mut self, q: Quiet, prev: [PieceTo; 2], bonus: i32) {
+    pub fn update_quiet(&mut self, q: Quiet, prev: Previous, bonus: i32) {
         gravity(
             &mut self.butterfly[Self::butterfly_index(q.side, q.from, q.to)],
             bonus,
@@ -263,7 +273,11 @@ mod tests {
             to: 21,
             piece_to: this,
         };
-        let prev = [PieceTo::new(Color::Black, Role::Pawn, 35), PieceTo::NONE];
+        let prev = [
+            PieceTo::new(Color::Black, Role::Pawn, 35),
+            PieceTo::NONE,
+            PieceTo::NONE,
+        ];
         for _ in 0..10_000 {
             h.update_quiet(knight, prev, stat_bonus(40));
         }
@@ -282,9 +296,33 @@ mod tests {
                     to: 0,
                     ..knight
                 },
-                [PieceTo::NONE; 2]
+                [PieceTo::NONE; 3]
             ),
             0
+        );
+    }
+
+    /// The move four plies back keys a continuation of its own, read at half weight: the
+    /// same bonus counts fully one or two plies back.
+    #[test]
+    fn the_move_four_plies_back_counts_half() {
+        let mut h: Histories<u32> = Histories::new();
+        let knight = Quiet {
+            side: Color::White,
+            from: 6,
+            to: 21,
+            piece_to: PieceTo::new(Color::White, Role::Knight, 21),
+        };
+        let earlier = PieceTo::new(Color::White, Role::Bishop, 12);
+        let four_back = [PieceTo::NONE, PieceTo::NONE, earlier];
+        h.update_quiet(knight, four_back, stat_bonus(3));
+        let butterfly = h.quiet_score(knight, [PieceTo::NONE; 3]);
+        let continuation =
+            h.quiet_score(knight, [earlier, PieceTo::NONE, PieceTo::NONE]) - butterfly;
+        assert!(continuation > 0, "the update reached the continuation");
+        assert_eq!(
+            h.quiet_score(knight, four_back),
+            butterfly + continuation / 2
         );
     }
 

@@ -26,7 +26,7 @@ use crate::params::Params;
 use crate::position::{MoveInfo, MoveList, MAX_MOVES};
 use crate::types::Role;
 use evals::EvalCache;
-use history::{stat_bonus, Histories, PieceTo, Quiet};
+use history::{stat_bonus, Histories, PieceTo, Previous, Quiet, CONTINUATION_PLIES};
 pub use limits::{Limits, TimeBudget};
 use reductions::Reductions;
 use tt::{Bound, TranspositionTable, NO_EVAL};
@@ -229,6 +229,10 @@ fn singular_extension(
         Some(0)
     }
 }
+
+/// How far above the best score so far a reduced late move's search must fail high for its
+/// full-depth search to go a ply deeper.
+const DEEPER_MARGIN: i32 = 50;
 
 /// "No static evaluation": the frame of a position in check.
 const NONE: i32 = -INF - 1;
@@ -516,17 +520,16 @@ impl<P: SearchPosition> Searcher<P> {
             .any(|&k| k == key)
     }
 
-    /// The continuation keys of the moves one and two plies before `ply`.
+    /// The continuation keys of the moves [`CONTINUATION_PLIES`] before `ply`.
     #[inline]
-    fn previous(&self, ply: usize) -> [PieceTo; 2] {
-        let at = |back: usize| {
+    fn previous(&self, ply: usize) -> Previous {
+        CONTINUATION_PLIES.map(|back| {
             if ply >= back {
                 self.stack[ply - back].played
             } else {
                 PieceTo::NONE
             }
-        };
-        [at(1), at(2)]
+        })
     }
 
     #[inline]
@@ -546,7 +549,7 @@ impl<P: SearchPosition> Searcher<P> {
     }
 
     #[inline]
-    fn quiet_score(&self, pos: &P, info: &MoveInfo<P::Square>, prev: [PieceTo; 2]) -> i32 {
+    fn quiet_score(&self, pos: &P, info: &MoveInfo<P::Square>, prev: Previous) -> i32 {
         self.histories.quiet_score(Self::quiet(pos, info), prev)
     }
 
@@ -902,6 +905,9 @@ impl<P: SearchPosition> Searcher<P> {
         let mut captures_tried: MoveList<P::Move> = MoveList::new();
         let mut searched = 0usize;
         let mut skip_quiets = false;
+        // Whether the table's move, tried first, is a capture or promotion: the node's best
+        // line is then likely tactical, and a quiet move is less likely to beat it.
+        let mut tt_tactical = false;
         let may_prune = pruning && !root && pos.has_non_pawn_material();
         for i in 0..moves.len() {
             let mv = pick_next(&mut moves, &mut scores, i);
@@ -910,6 +916,9 @@ impl<P: SearchPosition> Searcher<P> {
             }
             let info = pos.move_info(mv);
             let quiet = info.capture.is_none() && info.promotion.is_none();
+            if !quiet && tt_move != 0 && P::move_code(mv) == tt_move {
+                tt_tactical = true;
+            }
             let history = if quiet {
                 self.quiet_score(pos, &info, prev)
             } else {
@@ -1037,6 +1046,9 @@ impl<P: SearchPosition> Searcher<P> {
                     if node == Node::Cut && self.killers[ply][0] != Some(mv) {
                         reduction += 2;
                     }
+                    if quiet && tt_tactical {
+                        reduction += 1;
+                    }
                     if quiet {
                         if scores[i] >= 800_000 {
                             reduction -= 1;
@@ -1060,7 +1072,14 @@ impl<P: SearchPosition> Searcher<P> {
                     },
                 );
                 if s > alpha && reduction > 0 {
-                    s = -self.negamax(pos, new_depth, ply + 1, -alpha - 1, -alpha, node.flipped());
+                    // The reduced search failed high: how far above the best so far says
+                    // how much the full-depth search deserves, a ply more or a ply less.
+                    let deeper = s > best + DEEPER_MARGIN + 2 * new_depth;
+                    let shallower = s < best + new_depth;
+                    let depth = new_depth + i32::from(deeper) - i32::from(shallower);
+                    if depth > new_depth - reduction {
+                        s = -self.negamax(pos, depth, ply + 1, -alpha - 1, -alpha, node.flipped());
+                    }
                 }
                 if s > alpha && s < beta && pv_node {
                     s = -self.negamax(pos, new_depth, ply + 1, -beta, -alpha, Node::Pv);
@@ -1149,7 +1168,7 @@ impl<P: SearchPosition> Searcher<P> {
         ply: usize,
         mv: P::Move,
         info: &MoveInfo<P::Square>,
-        prev: [PieceTo; 2],
+        prev: Previous,
         depth: i32,
         tried: &MoveList<P::Move>,
     ) {
