@@ -71,6 +71,11 @@ pub struct Quiet {
 /// last move, the side's own last move, and the side's own move before that.
 pub const CONTINUATION_PLIES: [usize; 3] = [1, 2, 4];
 
+/// What each continuation table's score is divided by when a quiet move is scored, ply for ply
+/// with [`CONTINUATION_PLIES`]: the side's own move before last speaks at half weight. Kept
+/// beside the plies so that a ply added there is both updated and read.
+const CONTINUATION_DIVISORS: [i32; CONTINUATION_PLIES.len()] = [1, 1, 2];
+
 /// The continuation keys of the moves [`CONTINUATION_PLIES`] back.
 pub type Previous = [PieceTo; CONTINUATION_PLIES.len()];
 
@@ -150,10 +155,14 @@ impl<M: Copy + Eq> Histories<M> {
     /// less about this move than the two moves just played.
     #[inline]
     pub fn quiet_score(&self, q: Quiet, prev: Previous) -> i32 {
-        self.butterfly[Self::butterfly_index(q.side, q.from, q.to)]
-            + i32::from(self.continuation[Self::continuation_index(prev[0], q.piece_to)])
-            + i32::from(self.continuation[Self::continuation_index(prev[1], q.piece_to)])
-            + i32::from(self.continuation[Self::continuation_index(prev[2], q.piece_to)]) / 2
+        let continuation: i32 = prev
+            .iter()
+            .zip(CONTINUATION_DIVISORS)
+            .map(|(&p, divisor)| {
+                i32::from(self.continuation[Self::continuation_index(p, q.piece_to)]) / divisor
+            })
+            .sum();
+        self.butterfly[Self::butterfly_index(q.side, q.from, q.to)] + continuation
     }
 
     /// Rewards (positive `bonus`) or punishes a quiet move in every table it is scored by.
