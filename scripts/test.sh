@@ -9,6 +9,9 @@ cargo fmt --all -- --check
 # and build with it.
 bash scripts/check-pending.sh
 cargo clippy --workspace --all-targets -- -D warnings
+# Doc comments are read as documentation: a link to nothing, or to what the reader cannot
+# see, is an error too.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --profile ci
 # What deploy/ ships, checked against the real schemas and validators, then a run across
 # network namespaces with TLS, a lossy link and a cut one (root only; skipped with a message

@@ -2,11 +2,11 @@
 //!
 //! * [`elo`]: logistic Elo, its 95% interval and LOS (`stat_util.get_elo`);
 //! * [`nelo`]: normalised Elo and its interval (fishtest's result pages);
-//! * [`llr`]: the generalised SPRT log-likelihood ratio in the normalised, logistic and
+//! * [`llr`](mod@llr): the generalised SPRT log-likelihood ratio in the normalised, logistic and
 //!   BayesElo models (`LLRcalc.py`);
 //! * [`sprt`]: bounds, decisions and the dynamic overshoot correction (`update_SPRT`);
 //!   [`ordered`] feeds it in pair-index order so that early-finishing games cannot bias a stop;
-//! * [`sprt_elo`]: the median-unbiased Elo of an SPRT run (`sprt.py`, `brownian.py`);
+//! * [`sprt_elo`](mod@sprt_elo): the median-unbiased Elo of an SPRT run (`sprt.py`, `brownian.py`);
 //! * [`spsa`]: SPSA tuning as fishtest does it, plus fixes its users asked for;
 //! * [`study`]: per-rule-set figures for variant studies;
 //! * [`sequential`]: per-comparison sequential decisions that let a study stop early;

@@ -8,7 +8,7 @@
 //!   ([`player::uci`]), both built from a [`player::PlayerSpec`];
 //! * [`pair`] plays one opening twice with colours reversed and returns a serialisable
 //!   [`record::PairResult`]: the unit of work of the cluster;
-//! * [`matches`] runs many pairs concurrently on blocking threads and streams their results;
+//! * [`matches`](mod@matches) runs many pairs concurrently on blocking threads and streams their results;
 //! * [`book`] reads and generates opening books, [`pgn`] writes and reads PGN;
 //! * [`label`] relabels positions by an engine's evaluation, for tuning;
 //! * [`cli`] is the `worker` command line.

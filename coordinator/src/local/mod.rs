@@ -30,7 +30,7 @@ pub struct LocalArgs {
     /// Local workers, one game each at a time (default: all cores).
     #[arg(long)]
     pub workers: Option<usize>,
-    /// State folder with the database and the reports (default: .cluster-local/<plan name>).
+    /// State folder with the database and the reports (default: `.cluster-local/<plan name>`).
     #[arg(long)]
     pub state: Option<PathBuf>,
     /// Multiply every game budget by this (for a quick trial of a plan).

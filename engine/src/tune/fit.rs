@@ -126,10 +126,11 @@ pub struct FitConfig {
     pub holdout: usize,
     /// No value goes beyond this many centipawns.
     pub limit: f64,
-    /// Fold the material the fit asked for (see [`OFFSETS`]) into the table instead of
-    /// dropping it: each role's offsets are added to its every square. Right when the labels
-    /// are a stronger engine's evaluations rather than self-play results: the table then
-    /// carries the variant's own material beside the values SPSA tuned for every variant.
+    /// Fold the material the fit asked for (the per-role offsets fitted beside the table's
+    /// entries) into the table instead of dropping it: each role's offsets are added to its
+    /// every square. Right when the labels are a stronger engine's evaluations rather than
+    /// self-play results: the table then carries the variant's own material beside the
+    /// values SPSA tuned for every variant.
     pub keep_material: bool,
 }
 
@@ -162,8 +163,8 @@ pub struct Progress {
 pub struct Fit {
     /// The table, rounded to whole centipawns.
     pub table: SquareTable,
-    /// The change of each role's (mg, eg) material value the data asked for beside the table
-    /// (see [`OFFSETS`]): in the table with [`FitConfig::keep_material`], else only reported.
+    /// The change of each role's (mg, eg) material value the data asked for beside the
+    /// table: in the table with [`FitConfig::keep_material`], else only reported.
     pub offsets: [(f64, f64); ROLES],
     /// The logistic scale used.
     pub k: f64,

@@ -1,5 +1,5 @@
 //! Texel tuning of the learned piece-square tables ([`squares`](crate::eval::squares)) and,
-//! in [`weights`], of the evaluation's named weights.
+//! in its `weights` module, of the evaluation's named weights.
 //!
 //! SPSA tunes a few dozen weights by games; a full table per role and phase (768 values on the
 //! 8x8 board) is far beyond what games can tune. It is fitted instead to positions whose game

@@ -1,4 +1,4 @@
-//! The fit of the evaluation's small network ([`crate::eval::net`]) to labelled positions: the
+//! The fit of the evaluation's small network ([`crate::board8::net`]) to labelled positions: the
 //! residual the whole evaluation (table included) leaves, learned by a hidden layer over the
 //! pieces' squares seen from each side.
 //!

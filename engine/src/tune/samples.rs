@@ -207,7 +207,7 @@ pub struct Samples {
     pub result: Vec<f32>,
     /// Where each sample's entries start in `entries` (one more than samples).
     pub offsets: Vec<u32>,
-    /// Table entries, flat index (see [`ENTRIES`]), with [`BLACK`] set for Black's pieces.
+    /// Table entries, by flat index into the learned table, with the top bit set for Black's pieces.
     pub entries: Vec<u16>,
     /// The game each sample came from, numbered in the order the games' lines come: what the
     /// hold-out splits by (see [`Samples::read`]).
