@@ -35,8 +35,8 @@ impl PieceTo {
     /// No move (the root, or a null move): reads as neutral and is never updated.
     pub const NONE: PieceTo = PieceTo(PIECE_TO as u16);
 
-    /// The key of a `color` `role` arriving on the square of dense index `to` (below the
-    /// Gustavian grid's 80 cells).
+    /// The key of a `color` `role` arriving on the square of dense index `to` (below
+    /// [`CELLS`](crate::gustavian::square::CELLS), the Gustavian grid's cell count).
     #[inline]
     pub fn new(color: Color, role: Role, to: usize) -> PieceTo {
         debug_assert!(to < SQUARES);
@@ -55,7 +55,8 @@ impl PieceTo {
 }
 
 /// A quiet move as the history tables key it: the mover, its from- and to-squares (dense
-/// indices below the Gustavian grid's 80 cells) and its piece-to key.
+/// indices below [`CELLS`](crate::gustavian::square::CELLS), the Gustavian grid's cell
+/// count) and its piece-to key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Quiet {
     /// The side that moves.
