@@ -18,6 +18,7 @@ use crate::game::Game;
 use crate::gustavian;
 use crate::params::{self, ParamError, Params};
 use crate::perft::divide;
+use crate::search::limits::{DEFAULT_OVERHEAD, MAX_OVERHEAD_MS};
 use crate::search::{Features, Info, Limits, Searcher};
 use crate::variant::{Geometry, Rules, Ruleset, Variant};
 
@@ -74,6 +75,25 @@ fn say(out: &Output, line: &str) {
     let _ = w.flush();
 }
 
+/// The keywords of `go`: where a `searchmoves` list ends.
+const GO_KEYWORDS: &[&str] = &[
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+];
+
+/// The most lines `MultiPV` asks for (a position has rarely a hundred legal moves).
+pub const MAX_MULTIPV: usize = 256;
+
 /// Parses the arguments of `go`.
 pub fn parse_go(tokens: &[&str]) -> Result<Limits, UciError> {
     let mut l = Limits::default();
@@ -100,6 +120,19 @@ pub fn parse_go(tokens: &[&str]) -> Result<Limits, UciError> {
                 i += 1;
                 continue;
             }
+            "searchmoves" => {
+                let list: Vec<String> = tokens[i + 1..]
+                    .iter()
+                    .take_while(|t| !GO_KEYWORDS.contains(t))
+                    .map(|t| t.to_string())
+                    .collect();
+                if list.is_empty() {
+                    return Err(bad("searchmoves needs at least one move".into()));
+                }
+                i += 1 + list.len();
+                l.searchmoves = list;
+                continue;
+            }
             "ponder" => {
                 i += 1;
                 continue;
@@ -118,6 +151,13 @@ pub fn parse_go(tokens: &[&str]) -> Result<Limits, UciError> {
         i += 2;
     }
     Ok(l)
+}
+
+/// What the options set for each search.
+struct SearchSettings {
+    params: Params,
+    features: Features,
+    multipv: usize,
 }
 
 /// One geometry's game and searcher.
@@ -204,16 +244,32 @@ impl<P: SearchPosition> Session<P> {
     fn go(
         &mut self,
         limits: Limits,
-        params: &Params,
-        features: Features,
+        search: &SearchSettings,
         out: &Output,
     ) -> Result<(), UciError> {
+        // Each move of `searchmoves` must be legal here: one that is not is a GUI's or a
+        // user's mistake to name, not to drop.
+        if !limits.searchmoves.is_empty() {
+            let root = self.game.position();
+            let legal: Vec<String> = root
+                .legal_move_list()
+                .iter()
+                .map(|&m| root.move_info(m).uci())
+                .collect();
+            if let Some(m) = limits.searchmoves.iter().find(|m| !legal.contains(m)) {
+                return Err(UciError::BadArgument {
+                    command: "go",
+                    detail: format!("searchmoves {m} is not a legal move in this position"),
+                });
+            }
+        }
         let mut searcher = match self.searcher() {
             Ok(_) => self.searcher.take().ok_or(UciError::Busy)?,
             Err(e) => return Err(e),
         };
-        searcher.params = params.clone();
-        searcher.features = features;
+        searcher.params = search.params.clone();
+        searcher.features = search.features;
+        searcher.multipv = search.multipv;
         searcher.set_network(self.network);
         let stop = searcher.stop_flag();
         stop.store(false, Ordering::Relaxed);
@@ -279,8 +335,11 @@ fn info_line<P: SearchPosition>(root: &P, info: &Info<P::Move>) -> String {
         pos.make_move(m);
     }
     let ms = info.elapsed.as_millis().max(1);
+    let rank = info
+        .multipv
+        .map_or(String::new(), |k| format!(" multipv {k}"));
     format!(
-        "info depth {} seldepth {} score {} nodes {} nps {} hashfull {} time {} pv{}",
+        "info depth {} seldepth {}{rank} score {} nodes {} nps {} hashfull {} time {} pv{}",
         info.depth,
         info.seldepth,
         info.score,
@@ -319,6 +378,10 @@ pub struct Uci {
     session: AnySession,
     /// The network `EvalFile` loaded, used in positions of its game.
     eval_file: Option<LoadedNet>,
+    /// Lines each search reports (`MultiPV`).
+    multipv: usize,
+    /// Time each timed search leaves for the GUI (`Move Overhead`).
+    overhead: Duration,
     out: Output,
 }
 
@@ -338,6 +401,8 @@ impl Uci {
             features: Features::default(),
             session: AnySession::Board8(session),
             eval_file: None,
+            multipv: 1,
+            overhead: DEFAULT_OVERHEAD,
             out,
         }
     }
@@ -448,6 +513,19 @@ impl Uci {
                     out,
                     "option name Search type combo default full var full var plain",
                 );
+                say(
+                    out,
+                    &format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
+                );
+                // One thread: said so, so that a GUI does not offer more.
+                say(out, "option name Threads type spin default 1 min 1 max 1");
+                say(
+                    out,
+                    &format!(
+                        "option name Move Overhead type spin default {} min 0 max {MAX_OVERHEAD_MS}",
+                        DEFAULT_OVERHEAD.as_millis()
+                    ),
+                );
                 for l in params::uci_options().lines() {
                     say(out, l);
                 }
@@ -469,11 +547,15 @@ impl Uci {
                     let out = Arc::clone(&self.out);
                     each!(&self.session, s => s.perft(depth, &out));
                 } else {
-                    let limits = parse_go(args)?;
-                    let params = self.params.clone();
+                    let mut limits = parse_go(args)?;
+                    limits.overhead = Some(self.overhead);
+                    let search = SearchSettings {
+                        params: self.params.clone(),
+                        features: self.features,
+                        multipv: self.multipv,
+                    };
                     let out = Arc::clone(&self.out);
-                    let features = self.features;
-                    each!(&mut self.session, s => s.go(limits, &params, features, &out)?);
+                    each!(&mut self.session, s => s.go(limits, &search, &out)?);
                 }
             }
             "stop" => each!(&mut self.session, s => s.stop()),
@@ -568,7 +650,59 @@ impl Uci {
                     }
                 };
             }
-            "ponder" | "uci_chess960" | "threads" | "multipv" | "move overhead" => {}
+            "multipv" => {
+                let v = value_or(&value)?;
+                self.multipv = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_MULTIPV).contains(n))
+                    .ok_or_else(|| {
+                        bad(&format!(
+                            "MultiPV {v:?} is not a number of lines between 1 and {MAX_MULTIPV}"
+                        ))
+                    })?;
+            }
+            "threads" => {
+                let v = value_or(&value)?;
+                if v.trim() != "1" {
+                    return Err(bad(&format!(
+                        "Threads {v:?}: this engine searches on one thread (min 1 max 1); \
+                         play games in parallel instead"
+                    )));
+                }
+            }
+            "move overhead" => {
+                let v = value_or(&value)?;
+                let ms: u64 = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|&ms| ms <= MAX_OVERHEAD_MS)
+                    .ok_or_else(|| {
+                        bad(&format!(
+                            "Move Overhead {v:?} is not a time in ms between 0 and {MAX_OVERHEAD_MS}"
+                        ))
+                    })?;
+                self.overhead = Duration::from_millis(ms);
+            }
+            // Not offered, but sent by some GUIs whatever the engine says: `Ponder` only tells
+            // the engine that `go ponder` may come; Chess960 is a game this engine does not
+            // play, so only its "off" is accepted.
+            "ponder" => {
+                let v = value_or(&value)?;
+                if !matches!(v.trim(), "true" | "false") {
+                    return Err(bad(&format!("Ponder {v:?} is neither true nor false")));
+                }
+            }
+            "uci_chess960" => {
+                let v = value_or(&value)?;
+                if v.trim() != "false" {
+                    return Err(bad(&format!(
+                        "UCI_Chess960 {v:?}: this engine does not play Chess960"
+                    )));
+                }
+            }
             _ => {
                 let v = value_or(&value)?;
                 if Params::spec(&name).is_none() {

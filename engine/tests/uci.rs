@@ -182,6 +182,29 @@ fn bad_input_is_answered_and_the_engine_keeps_running() {
         ("setoption name NoSuchOption value 1", "unknown option"),
         ("go depth x", "not a number"),
         ("frobnicate", "unknown command"),
+        ("setoption name MultiPV value 0", "between 1 and 256"),
+        ("setoption name MultiPV value 257", "between 1 and 256"),
+        ("setoption name MultiPV value many", "between 1 and 256"),
+        ("setoption name MultiPV", "needs a value"),
+        ("setoption name Threads value 4", "one thread"),
+        (
+            "setoption name Move Overhead value -1",
+            "between 0 and 5000",
+        ),
+        (
+            "setoption name Move Overhead value 5001",
+            "between 0 and 5000",
+        ),
+        (
+            "setoption name UCI_Chess960 value true",
+            "does not play Chess960",
+        ),
+        (
+            "setoption name Ponder value maybe",
+            "neither true nor false",
+        ),
+        ("go depth 3 searchmoves", "needs at least one move"),
+        ("go searchmoves e2e5 depth 3", "e2e5 is not a legal move"),
     ] {
         e.send(cmd);
         let lines = e.until("info string error");
@@ -342,4 +365,117 @@ fn eval_file_plays_with_a_network_from_a_file() {
     e.send("setoption name EvalFile value <builtin>");
     e.until("info string EvalFile");
     assert_eq!(printed_eval(&mut e), shipped);
+}
+
+/// The `info` lines of the last completed depth of a several-line search, by rank.
+fn last_lines(lines: &[String]) -> Vec<(u32, i32, String)> {
+    let field = |l: &str, key: &str| -> Option<String> {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        t.iter()
+            .position(|&w| w == key)
+            .and_then(|i| t.get(i + 1))
+            .map(|s| s.to_string())
+    };
+    let ranked: Vec<(u32, u32, i32, String)> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" multipv "))
+        .map(|l| {
+            let depth = field(l, "depth")
+                .and_then(|d| d.parse().ok())
+                .expect("depth");
+            let rank = field(l, "multipv")
+                .and_then(|d| d.parse().ok())
+                .expect("rank");
+            let score = field(l, "cp").and_then(|d| d.parse().ok()).unwrap_or(0);
+            (depth, rank, score, field(l, "pv").expect("pv"))
+        })
+        .collect();
+    let last = ranked.iter().map(|r| r.0).max().expect("ranked lines");
+    ranked
+        .into_iter()
+        .filter(|r| r.0 == last)
+        .map(|(_, rank, score, mv)| (rank, score, mv))
+        .collect()
+}
+
+/// `MultiPV` as an analysing GUI uses it: each depth reports that many lines, ranked best
+/// first, each with another first move, and the move played is the first line's; a
+/// position with fewer legal moves reports as many lines as it has moves.
+#[test]
+fn multipv_reports_ranked_distinct_lines_on_both_boards() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let options = e.until("uciok");
+    assert!(options
+        .iter()
+        .any(|l| l == "option name MultiPV type spin default 1 min 1 max 256"));
+    assert!(options
+        .iter()
+        .any(|l| l == "option name Threads type spin default 1 min 1 max 1"));
+    for (variant, ruleset) in [("chess", "normal"), ("secutor", "extended")] {
+        e.send(&format!("setoption name UCI_Variant value {variant}"));
+        e.send(&format!("setoption name Ruleset value {ruleset}"));
+        e.send("setoption name MultiPV value 4");
+        e.send("ucinewgame");
+        e.send("position startpos");
+        e.send("go depth 7");
+        let lines = e.until("bestmove");
+        let ranked = last_lines(&lines);
+        assert_eq!(
+            ranked.iter().map(|r| r.0).collect::<Vec<_>>(),
+            [1, 2, 3, 4],
+            "{variant}: {lines:?}"
+        );
+        assert!(
+            ranked.windows(2).all(|w| w[0].1 >= w[1].1),
+            "{variant}: ranked by score: {ranked:?}"
+        );
+        let mut firsts: Vec<&str> = ranked.iter().map(|r| r.2.as_str()).collect();
+        let best = lines.last().expect("bestmove").split_whitespace().nth(1);
+        assert_eq!(best, Some(firsts[0]), "{variant}: {lines:?}");
+        firsts.sort_unstable();
+        firsts.dedup();
+        assert_eq!(
+            firsts.len(),
+            4,
+            "{variant}: distinct first moves: {ranked:?}"
+        );
+    }
+    // Two legal moves (Kg1 and h4): two lines, not four.
+    e.send("setoption name UCI_Variant value chess");
+    e.send("position fen 7k/8/8/8/8/7P/r7/7K w - - 0 1");
+    e.send("go depth 4");
+    let lines = e.until("bestmove");
+    let mut firsts: Vec<String> = last_lines(&lines).into_iter().map(|r| r.2).collect();
+    firsts.sort_unstable();
+    assert_eq!(firsts, ["h1g1", "h3h4"], "{lines:?}");
+    // One line again: the plain output, without ranks.
+    e.send("setoption name MultiPV value 1");
+    e.send("position startpos");
+    e.send("go depth 5");
+    let lines = e.until("bestmove");
+    assert!(lines.iter().all(|l| !l.contains("multipv")), "{lines:?}");
+}
+
+/// `go searchmoves` restricts the choice to the moves given, in every line.
+#[test]
+fn searchmoves_restricts_the_root() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go depth 6 searchmoves a2a3 h2h4");
+    let lines = e.until("bestmove");
+    let best = lines
+        .last()
+        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string));
+    assert!(
+        matches!(best.as_deref(), Some("a2a3" | "h2h4")),
+        "{lines:?}"
+    );
+    e.send("setoption name MultiPV value 3");
+    e.send("go searchmoves g1f3 b1c3 depth 5");
+    let lines = e.until("bestmove");
+    let ranked = last_lines(&lines);
+    let mut firsts: Vec<&str> = ranked.iter().map(|r| r.2.as_str()).collect();
+    firsts.sort_unstable();
+    assert_eq!(firsts, ["b1c3", "g1f3"], "{lines:?}");
 }

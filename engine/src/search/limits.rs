@@ -22,6 +22,12 @@ pub struct Limits {
     pub movestogo: Option<u32>,
     /// Search until `stop`.
     pub infinite: bool,
+    /// `go searchmoves`: the root moves (in UCI notation) the search may choose among; empty
+    /// means all of them.
+    pub searchmoves: Vec<String>,
+    /// Time kept in reserve for the GUI and the process (UCI `Move Overhead`); `None` is
+    /// [`DEFAULT_OVERHEAD`].
+    pub overhead: Option<Duration>,
 }
 
 /// The time a search may use: a soft target checked between iterations and a hard cap checked
@@ -34,8 +40,11 @@ pub struct TimeBudget {
     pub hard: Duration,
 }
 
-/// Time kept in reserve for the GUI and process overhead.
-const OVERHEAD: Duration = Duration::from_millis(20);
+/// Time kept in reserve for the GUI and process overhead unless `Move Overhead` says otherwise.
+pub const DEFAULT_OVERHEAD: Duration = Duration::from_millis(20);
+
+/// The most `Move Overhead` may reserve, in milliseconds.
+pub const MAX_OVERHEAD_MS: u64 = 5000;
 
 impl Limits {
     /// The budget for `side`'s move, or `None` for untimed searches: without a `movestogo`,
@@ -46,13 +55,14 @@ impl Limits {
         if self.infinite {
             return None;
         }
+        let overhead = self.overhead.unwrap_or(DEFAULT_OVERHEAD);
         if let Some(t) = self.movetime {
-            let t = t.saturating_sub(OVERHEAD / 2).max(Duration::from_millis(1));
+            let t = t.saturating_sub(overhead / 2).max(Duration::from_millis(1));
             return Some(TimeBudget { soft: t, hard: t });
         }
         let left = self.time[side.index()]?;
         let inc = self.inc[side.index()];
-        let usable = left.saturating_sub(OVERHEAD).max(Duration::from_millis(1));
+        let usable = left.saturating_sub(overhead).max(Duration::from_millis(1));
         // The parameters are range-checked where they are set; the conversions only keep a
         // value set directly in code from wrapping.
         let percent = |v: i32| u32::try_from(v).unwrap_or(0);
@@ -87,6 +97,38 @@ mod tests {
         assert!(l.budget(Color::Black, &p).expect("movetime").hard <= Duration::from_millis(500));
         l.infinite = true;
         assert_eq!(l.budget(Color::White, &p), None);
+    }
+
+    /// `Move Overhead` is what the budget keeps back: a larger one leaves less to think.
+    #[test]
+    fn move_overhead_is_kept_back() {
+        let p = Params::default();
+        let clock = Limits {
+            time: [Some(Duration::from_secs(10)), None],
+            ..Limits::default()
+        };
+        let budget = |overhead: Option<Duration>| {
+            Limits {
+                overhead,
+                ..clock.clone()
+            }
+            .budget(Color::White, &p)
+            .expect("timed")
+        };
+        let (none, default, large) = (
+            budget(Some(Duration::ZERO)),
+            budget(None),
+            budget(Some(Duration::from_secs(5))),
+        );
+        assert!(large.soft < default.soft && default.soft < none.soft);
+        assert!(large.hard <= Duration::from_secs(5));
+        let fixed = Limits {
+            movetime: Some(Duration::from_millis(1000)),
+            overhead: Some(Duration::from_millis(400)),
+            ..Limits::default()
+        };
+        let b = fixed.budget(Color::White, &p).expect("movetime");
+        assert_eq!(b.hard, Duration::from_millis(800));
     }
 
     /// The time parameters move the budget as documented, and a GUI's `movestogo` takes

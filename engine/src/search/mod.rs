@@ -91,6 +91,9 @@ pub struct Info<M> {
     pub pv: Vec<M>,
     /// Transposition-table fill, per mille.
     pub hashfull: u32,
+    /// The line's rank (1 = best) when the search reports several ([`Searcher::multipv`]);
+    /// `None` when it reports one.
+    pub multipv: Option<u32>,
 }
 
 /// The outcome of a search.
@@ -267,6 +270,18 @@ pub struct Searcher<P: SearchPosition> {
     pub features: Features,
     /// The network searches evaluate with instead of the position's own, if any.
     network: Option<P::Network>,
+    /// Lines searched and reported per iteration (UCI `MultiPV`): the best move, then the
+    /// best of the rest, and so on. 1 (the default) is the plain search; more is analysis.
+    pub multipv: usize,
+    /// Root moves the current line does not search: those outside `go searchmoves` and the
+    /// earlier lines' moves. Empty in a plain search, so the root costs nothing more.
+    root_skip: Vec<P::Move>,
+}
+
+/// One line of a several-line iteration: its score and principal variation.
+struct Line<M> {
+    score: i32,
+    pv: Vec<M>,
 }
 
 impl<P: SearchPosition> Searcher<P> {
@@ -305,6 +320,8 @@ impl<P: SearchPosition> Searcher<P> {
             params,
             features: Features::default(),
             network: None,
+            multipv: 1,
+            root_skip: Vec::new(),
         }
     }
 
@@ -378,7 +395,30 @@ impl<P: SearchPosition> Searcher<P> {
         if let Some(network) = self.network {
             pos.use_network(network);
         }
-        let root_moves = pos.legal_move_list();
+        let mut root_moves = pos.legal_move_list();
+        self.root_skip.clear();
+        if !limits.searchmoves.is_empty() {
+            // `go searchmoves`: the others are skipped at the root. Moves not legal here were
+            // refused by whoever built the limits; none left means none to restrict to.
+            let mut keep = MoveList::new();
+            for &m in &root_moves {
+                if limits.searchmoves.contains(&pos.move_info(m).uci()) {
+                    keep.push(m);
+                } else {
+                    self.root_skip.push(m);
+                }
+            }
+            if keep.is_empty() {
+                self.root_skip.clear();
+            } else {
+                root_moves = keep;
+            }
+        }
+        let base_skip = self.root_skip.len();
+        let lines_wanted = self.multipv.clamp(1, root_moves.len().max(1));
+        // The last complete iteration's lines beyond the first (their scores centre the
+        // next iteration's windows).
+        let mut lines: Vec<Line<P::Move>> = Vec::new();
         let mut result = SearchResult {
             best: root_moves.first().copied(),
             score: 0,
@@ -446,15 +486,46 @@ impl<P: SearchPosition> Searcher<P> {
                 nodes: self.nodes,
                 pv: self.pv[0].clone(),
             };
-            on_info(&Info {
-                depth,
-                seldepth: self.seldepth as u32,
-                score: Score::from_internal(score),
-                nodes: self.nodes,
-                elapsed: self.start.elapsed(),
-                pv: result.pv.clone(),
-                hashfull: self.tt.hashfull(),
-            });
+            if lines_wanted == 1 {
+                on_info(&Info {
+                    depth,
+                    seldepth: self.seldepth as u32,
+                    score: Score::from_internal(score),
+                    nodes: self.nodes,
+                    elapsed: self.start.elapsed(),
+                    pv: result.pv.clone(),
+                    hashfull: self.tt.hashfull(),
+                    multipv: None,
+                });
+            } else {
+                let Some(found) = self.more_lines(&mut pos, d, &result, &lines, lines_wanted)
+                else {
+                    // Stopped inside the later lines: the first line's move stands.
+                    self.root_skip.truncate(base_skip);
+                    break;
+                };
+                self.root_skip.truncate(base_skip);
+                lines = found;
+                // The best line first, as a GUI lists them; it is the move to play.
+                if let Some(first) = lines.first() {
+                    score = first.score;
+                    result.score = first.score;
+                    result.best = first.pv.first().copied().or(result.best);
+                    result.pv = first.pv.clone();
+                }
+                for (rank, line) in lines.iter().enumerate() {
+                    on_info(&Info {
+                        depth,
+                        seldepth: self.seldepth as u32,
+                        score: Score::from_internal(line.score),
+                        nodes: self.nodes,
+                        elapsed: self.start.elapsed(),
+                        pv: line.pv.clone(),
+                        hashfull: self.tt.hashfull(),
+                        multipv: Some(rank as u32 + 1),
+                    });
+                }
+            }
             if score.abs() >= MATE_BOUND
                 && limits.depth.is_none()
                 && limits.nodes.is_none()
@@ -489,6 +560,58 @@ impl<P: SearchPosition> Searcher<P> {
         }
         result.nodes = self.nodes;
         result
+    }
+
+    /// The lines after the first of an iteration at `depth` (whose first line `first` holds),
+    /// each the best move among those the earlier lines did not take, all `wanted` of them
+    /// sorted best first; `None` when the search was stopped before they were complete.
+    fn more_lines(
+        &mut self,
+        pos: &mut P,
+        depth: i32,
+        first: &SearchResult<P::Move>,
+        previous: &[Line<P::Move>],
+        wanted: usize,
+    ) -> Option<Vec<Line<P::Move>>> {
+        let mut found = vec![Line {
+            score: first.score,
+            pv: first.pv.clone(),
+        }];
+        for k in 1..wanted {
+            if let Some(&m) = found[k - 1].pv.first() {
+                self.root_skip.push(m);
+            }
+            // Centred on the line's score of the last iteration, as the first line's window is.
+            let centre = previous.get(k).map_or(first.score, |l| l.score);
+            let mut delta = self.params.aspiration_window;
+            let (mut alpha, mut beta) = if self.features.aspiration && depth >= 4 {
+                (centre - delta, centre + delta)
+            } else {
+                (-INF, INF)
+            };
+            let score = loop {
+                let s = self.negamax(pos, depth, 0, alpha, beta, Node::Pv);
+                if self.stopped {
+                    return None;
+                }
+                if s <= alpha {
+                    beta = (alpha + beta) / 2;
+                    alpha = (s - delta).max(-INF);
+                } else if s >= beta {
+                    beta = (s + delta).min(INF);
+                } else {
+                    break s;
+                }
+                delta += delta / 2;
+            };
+            found.push(Line {
+                score,
+                pv: self.pv[0].clone(),
+            });
+        }
+        // Stable: of equal scores the earlier line (searched as the better) stays ahead.
+        found.sort_by_key(|l| std::cmp::Reverse(l.score));
+        Some(found)
     }
 
     #[inline]
@@ -911,7 +1034,7 @@ impl<P: SearchPosition> Searcher<P> {
         let may_prune = pruning && !root && pos.has_non_pawn_material();
         for i in 0..moves.len() {
             let mv = pick_next(&mut moves, &mut scores, i);
-            if Some(mv) == excluded {
+            if Some(mv) == excluded || (root && self.root_skip.contains(&mv)) {
                 continue;
             }
             let info = pos.move_info(mv);
@@ -1128,7 +1251,10 @@ impl<P: SearchPosition> Searcher<P> {
             };
         }
         let bound = Bound::of(best, original_alpha, alpha, beta);
-        if excluded.is_none() {
+        // A root searched without some of its moves (a later line, `searchmoves`) must not
+        // leave its partial answer where the whole root's is kept.
+        let whole = !root || self.root_skip.is_empty();
+        if excluded.is_none() && whole {
             let best_is_quiet = best_move.is_none_or(|m| {
                 let info = pos.move_info(m);
                 info.capture.is_none() && info.promotion.is_none()
