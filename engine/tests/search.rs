@@ -224,3 +224,30 @@ fn a_searcher_searches_with_the_network_it_is_handed() {
     assert_ne!(first, own.0);
     assert_eq!(s.search(&pos, &[], &depth(9), |_| {}).nodes, own.0);
 }
+
+/// A helper (UCI `Threads`) shares its leader's table: what it searched, the leader finds
+/// there (the same depth costs far fewer nodes after it), while a searcher of its own
+/// starts from nothing.
+#[test]
+fn a_helper_searches_into_the_leaders_table() {
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let pos = Board::from_fen(chess(), fen).expect("valid");
+    let mut alone = Searcher::<Board>::new(8, Params::default());
+    let fresh = alone.search(&pos, &[], &depth(9), |_| {}).nodes;
+
+    let mut leader = Searcher::<Board>::new(8, Params::default());
+    let mut helper = leader.helper();
+    let helped = helper.search(&pos, &[], &depth(9), |_| {}).nodes;
+    assert_eq!(
+        helped, fresh,
+        "the helper alone searches as a fresh searcher"
+    );
+    let after = leader.search(&pos, &[], &depth(9), |_| {}).nodes;
+    assert!(
+        after * 4 < fresh,
+        "{after} nodes after the helper, {fresh} alone"
+    );
+    // A stranger's table is its own.
+    let mut stranger = Searcher::<Board>::new(8, Params::default());
+    assert_eq!(stranger.search(&pos, &[], &depth(9), |_| {}).nodes, fresh);
+}

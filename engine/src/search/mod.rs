@@ -17,7 +17,7 @@ mod prefetch;
 mod reductions;
 pub mod tt;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -243,7 +243,14 @@ const NONE: i32 = -INF - 1;
 /// A searcher for one geometry: the table and move-ordering memory persist across moves of a
 /// game and are cleared by [`Searcher::new_game`].
 pub struct Searcher<P: SearchPosition> {
-    tt: TranspositionTable,
+    /// Shared with this searcher's helpers ([`Searcher::helper`]).
+    tt: Arc<TranspositionTable>,
+    /// Whether this searcher helps another (UCI `Threads`): it searches the same position
+    /// into the shared table and its result is not played.
+    helper: bool,
+    /// Nodes the helpers searched in the current search, added every 1024 (so the leading
+    /// searcher's `info nodes` counts every thread).
+    helper_nodes: Arc<AtomicU64>,
     /// Pawn-structure features by pawn key: this thread's evaluation cache.
     pawns: PawnCache,
     /// Static evaluations by position key: this thread's other evaluation cache.
@@ -288,7 +295,9 @@ impl<P: SearchPosition> Searcher<P> {
     /// A searcher with a table of `hash_mib` MiB.
     pub fn new(hash_mib: usize, params: Params) -> Self {
         Searcher {
-            tt: TranspositionTable::new(hash_mib),
+            tt: Arc::new(TranspositionTable::new(hash_mib)),
+            helper: false,
+            helper_nodes: Arc::new(AtomicU64::new(0)),
             pawns: PawnCache::new(),
             evals: EvalCache::new(),
             histories: Histories::new(),
@@ -340,9 +349,25 @@ impl<P: SearchPosition> Searcher<P> {
         self.network
     }
 
-    /// Resizes the table (clearing it).
+    /// Resizes the table (clearing it). Helpers made before share the old table: make them
+    /// anew.
     pub fn resize(&mut self, hash_mib: usize) {
-        self.tt = TranspositionTable::new(hash_mib);
+        self.tt = Arc::new(TranspositionTable::new(hash_mib));
+    }
+
+    /// A searcher that helps this one (Lazy SMP): it shares the table, has move-ordering
+    /// memory and caches of its own, and is searched on another thread over the same position
+    /// while this one searches; what it stores in the table deepens and reorders this one's
+    /// search. Its parameters, features and network are set like this one's before each
+    /// search.
+    pub fn helper(&self) -> Searcher<P> {
+        let mut h = Searcher::new(1, self.params.clone());
+        h.tt = Arc::clone(&self.tt);
+        h.helper = true;
+        h.helper_nodes = Arc::clone(&self.helper_nodes);
+        h.features = self.features;
+        h.network = self.network;
+        h
     }
 
     /// Forgets everything learnt: the next search depends only on its inputs.
@@ -374,7 +399,12 @@ impl<P: SearchPosition> Searcher<P> {
         self.evals.prepare(&self.params, pos.rules());
         self.nodes = 0;
         self.stopped = false;
-        self.tt.new_search();
+        if !self.helper {
+            // The leading searcher alone ages the shared table and counts the helpers anew
+            // (they start after it).
+            self.tt.new_search();
+            self.helper_nodes.store(0, Ordering::Relaxed);
+        }
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         let budget = limits.budget(pos.turn(), &self.params);
         self.hard_deadline = budget.map(|b| self.start + b.hard);
@@ -491,7 +521,7 @@ impl<P: SearchPosition> Searcher<P> {
                     depth,
                     seldepth: self.seldepth as u32,
                     score: Score::from_internal(score),
-                    nodes: self.nodes,
+                    nodes: self.all_nodes(),
                     elapsed: self.start.elapsed(),
                     pv: result.pv.clone(),
                     hashfull: self.tt.hashfull(),
@@ -518,7 +548,7 @@ impl<P: SearchPosition> Searcher<P> {
                         depth,
                         seldepth: self.seldepth as u32,
                         score: Score::from_internal(line.score),
-                        nodes: self.nodes,
+                        nodes: self.all_nodes(),
                         elapsed: self.start.elapsed(),
                         pv: line.pv.clone(),
                         hashfull: self.tt.hashfull(),
@@ -614,11 +644,19 @@ impl<P: SearchPosition> Searcher<P> {
         Some(found)
     }
 
+    /// Nodes searched so far by this searcher and its helpers.
+    fn all_nodes(&self) -> u64 {
+        self.nodes + self.helper_nodes.load(Ordering::Relaxed)
+    }
+
     #[inline]
     fn check_stop(&mut self) {
         if self.nodes >= self.node_limit {
             self.stopped = true;
         } else if self.nodes & 1023 == 0 {
+            if self.helper {
+                self.helper_nodes.fetch_add(1024, Ordering::Relaxed);
+            }
             if self.stop.load(Ordering::Relaxed) {
                 self.stopped = true;
             } else if let Some(deadline) = self.hard_deadline {

@@ -6,6 +6,13 @@
 //! shallow ones that hash to the same place (one entry per slot lost them), and 16 bytes per
 //! entry instead of 24 hold half as many again in the same memory. An all-zero entry is empty,
 //! so a new table is zeroed memory the system hands out lazily instead of a fill loop.
+//!
+//! Several search threads share one table (UCI `Threads`): its words are atomics read and
+//! written with relaxed ordering (plain loads and stores on x86-64 and ARM64, so one thread
+//! pays nothing for it), and an entry's key check is folded with its data word, so an entry
+//! half-written by another thread reads as a miss instead of another position's result.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// What a stored score means relative to the window it was searched with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +89,7 @@ const HUGE_PAGE: usize = 2 * 1024 * 1024;
 /// Asks Linux to back `region` (which starts on a [`HUGE_PAGE`] boundary) with huge pages. A
 /// hint: where the system refuses (huge pages turned off, another system), the table works the
 /// same on small pages, only slower, so the answer is not checked.
-fn advise_huge_pages(region: &[Slot]) {
+fn advise_huge_pages(region: &[Cell]) {
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
     {
@@ -102,21 +109,64 @@ fn advise_huge_pages(region: &[Slot]) {
 }
 
 /// An entry as stored: two words.
-/// - word 0: bits 0-31 the low half of the key (the bucket index comes from the high half),
-///   bits 32-63 the move code;
+/// - word 0: bits 0-31 the low half of the key (the bucket index comes from the high half)
+///   XOR the folded word 1 ([`fold`]), bits 32-63 the move code;
 /// - word 1: bits 0-15 the score, 16-31 the evaluation, 32-39 the depth, 40-41 the bound
 ///   (0: empty), 42-47 the generation.
 type Slot = [u64; 2];
 
+/// A slot in the shared table.
+type Cell = [AtomicU64; 2];
+
+/// Word 1 folded to the width of the key check: a word 0 read with another entry's word 1
+/// (two threads writing one slot at once) fails the check.
+#[inline]
+fn fold(w1: u64) -> u64 {
+    (w1 ^ w1 >> 32) & 0xffff_ffff
+}
+
 #[inline]
 fn pack(key: u64, e: &Entry, age: u8) -> Slot {
-    let w0 = (key & 0xffff_ffff) | u64::from(e.mv) << 32;
     let w1 = u64::from(e.score as i16 as u16)
         | u64::from(e.eval as u16) << 16
         | (e.depth.clamp(0, 255) as u64) << 32
         | e.bound.code() << 40
         | u64::from(age & AGE_MASK) << 42;
+    let w0 = ((key ^ fold(w1)) & 0xffff_ffff) | u64::from(e.mv) << 32;
     [w0, w1]
+}
+
+#[inline]
+fn load(cell: &Cell) -> Slot {
+    [cell[0].load(Relaxed), cell[1].load(Relaxed)]
+}
+
+#[inline]
+fn put(cell: &Cell, slot: Slot) {
+    cell[0].store(slot[0], Relaxed);
+    cell[1].store(slot[1], Relaxed);
+}
+
+/// `n` empty cells in zeroed memory, which the system backs lazily (a fill loop would touch
+/// every page of a table of gigabytes before the first search, and before the huge-page
+/// advice).
+fn zeroed_cells(n: usize) -> Box<[Cell]> {
+    let layout = match std::alloc::Layout::array::<Cell>(n.max(1)) {
+        Ok(l) => l,
+        Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<Cell>()),
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: the layout is non-zero-sized (at least one cell); an all-zero `AtomicU64` is
+    // `AtomicU64::new(0)` (it has the in-memory representation of `u64`), so the zeroed
+    // allocation holds `n.max(1)` initialised cells, owned by the box from here on and freed
+    // by it with the same layout.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<Cell>();
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n.max(1)))
+    }
 }
 
 /// The entry in `slot` when it holds one.
@@ -140,7 +190,7 @@ fn occupied(slot: Slot) -> bool {
 
 #[inline]
 fn holds(slot: Slot, key: u64) -> bool {
-    slot[0] as u32 == key as u32 && occupied(slot)
+    (slot[0] ^ fold(slot[1])) as u32 == key as u32 && occupied(slot)
 }
 
 #[inline]
@@ -157,10 +207,11 @@ fn slot_depth(slot: Slot) -> i32 {
 pub struct TranspositionTable {
     /// `WAYS * buckets` slots from `first` on; the few before it only align the buckets to
     /// cache lines.
-    slots: Vec<Slot>,
+    slots: Box<[Cell]>,
     first: usize,
     buckets: usize,
-    age: u8,
+    /// The generation of the current search, advanced by the thread that leads it.
+    age: AtomicU8,
 }
 
 impl TranspositionTable {
@@ -178,7 +229,7 @@ impl TranspositionTable {
         // Zeroed memory: the allocator asks the system for it, which hands it out lazily, so
         // the advice below comes before the pages are touched (memory the allocator hands
         // back from an earlier table is already backed: the system may merge it later).
-        let slots = vec![[0u64; 2]; WAYS * buckets + align / SLOT];
+        let slots = zeroed_cells(WAYS * buckets + align / SLOT);
         let misalign = slots.as_ptr() as usize % align;
         let first = if misalign.is_multiple_of(SLOT) {
             (align - misalign) % align / SLOT
@@ -192,19 +243,22 @@ impl TranspositionTable {
             slots,
             first,
             buckets,
-            age: 0,
+            age: AtomicU8::new(0),
         }
     }
 
     /// Forgets everything.
-    pub fn clear(&mut self) {
-        self.slots.fill([0; 2]);
-        self.age = 0;
+    pub fn clear(&self) {
+        for cell in self.slots.iter() {
+            put(cell, [0; 2]);
+        }
+        self.age.store(0, Relaxed);
     }
 
     /// Starts a new search (older entries become cheaper to replace).
-    pub fn new_search(&mut self) {
-        self.age = self.age.wrapping_add(1) & AGE_MASK;
+    pub fn new_search(&self) {
+        let next = self.age.load(Relaxed).wrapping_add(1) & AGE_MASK;
+        self.age.store(next, Relaxed);
     }
 
     /// The first slot of `key`'s bucket.
@@ -219,8 +273,9 @@ impl TranspositionTable {
         let b = self.bucket(key);
         self.slots[b..b + WAYS]
             .iter()
-            .find(|&&s| holds(s, key))
-            .and_then(|&s| unpack(s))
+            .map(load)
+            .find(|&s| holds(s, key))
+            .and_then(unpack)
     }
 
     /// Asks the processor to bring `key`'s bucket into the cache before the position is
@@ -236,10 +291,11 @@ impl TranspositionTable {
     /// search of this generation; otherwise the bucket's least valuable entry goes: an empty
     /// one, else the shallowest, counting each generation of age as eight plies less.
     #[inline]
-    pub fn store(&mut self, key: u64, mv: u32, score: i32, eval: i16, depth: i32, bound: Bound) {
+    pub fn store(&self, key: u64, mv: u32, score: i32, eval: i16, depth: i32, bound: Bound) {
         let b = self.bucket(key);
-        let age = self.age;
-        let bucket = &mut self.slots[b..b + WAYS];
+        let age = self.age.load(Relaxed);
+        let cells = &self.slots[b..b + WAYS];
+        let bucket: [Slot; WAYS] = std::array::from_fn(|i| load(&cells[i]));
         let entry = |mv| Entry {
             mv,
             score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)),
@@ -247,12 +303,13 @@ impl TranspositionTable {
             depth: depth.clamp(0, 255) as i16,
             bound,
         };
-        if let Some(slot) = bucket.iter_mut().find(|s| holds(**s, key)) {
+        if let Some(i) = bucket.iter().position(|&s| holds(s, key)) {
+            let slot = bucket[i];
             let replace =
-                slot_age(*slot) != age || depth >= slot_depth(*slot) - 2 || bound == Bound::Exact;
+                slot_age(slot) != age || depth >= slot_depth(slot) - 2 || bound == Bound::Exact;
             if replace {
                 let mv = if mv == 0 { (slot[0] >> 32) as u32 } else { mv };
-                *slot = pack(key, &entry(mv), age);
+                put(&cells[i], pack(key, &entry(mv), age));
             }
             return;
         }
@@ -270,16 +327,18 @@ impl TranspositionTable {
                 victim = i;
             }
         }
-        bucket[victim] = pack(key, &entry(mv), age);
+        put(&cells[victim], pack(key, &entry(mv), age));
     }
 
     /// Per-mille of entries used by the current search (UCI `hashfull`).
     pub fn hashfull(&self) -> u32 {
         let end = (self.first + 1000).min(self.slots.len());
         let sample = &self.slots[self.first..end];
+        let age = self.age.load(Relaxed);
         let used = sample
             .iter()
-            .filter(|&&s| occupied(s) && slot_age(s) == self.age)
+            .map(load)
+            .filter(|&s| occupied(s) && slot_age(s) == age)
             .count();
         (used * 1000 / sample.len().max(1)) as u32
     }
@@ -296,7 +355,7 @@ mod tests {
 
     #[test]
     fn an_entry_comes_back_as_stored() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         for (i, key) in keys(100).enumerate() {
             let i = i as i32;
             let bound = [Bound::Exact, Bound::Lower, Bound::Upper][i as usize % 3];
@@ -328,7 +387,7 @@ mod tests {
 
     #[test]
     fn a_new_or_cleared_table_is_empty() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         assert!(keys(1000).all(|k| tt.probe(k).is_none()));
         assert_eq!(tt.hashfull(), 0);
         tt.store(5, 1, 10, 10, 3, Bound::Exact);
@@ -381,7 +440,7 @@ mod tests {
 
     #[test]
     fn the_same_position_keeps_its_deeper_result_and_its_move() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         tt.store(42, 77, 10, 0, 10, Bound::Lower);
         tt.store(42, 0, 20, 0, 3, Bound::Upper);
         assert_eq!(tt.probe(42).map(|e| (e.depth, e.mv)), Some((10, 77)));
@@ -398,15 +457,82 @@ mod tests {
         assert_eq!(
             tt.slots[b..b + WAYS]
                 .iter()
-                .filter(|s| holds(**s, 42))
+                .filter(|s| holds(load(s), 42))
                 .count(),
             1
         );
     }
 
+    /// A word 0 read with another entry's word 1 (two threads writing one slot at once) is
+    /// a miss, not a result of another position or another move.
+    #[test]
+    fn a_torn_entry_reads_as_a_miss() {
+        let entry = |mv, score, depth| Entry {
+            mv,
+            score,
+            eval: 0,
+            depth,
+            bound: Bound::Lower,
+        };
+        for (key, other_key) in keys(50).zip(keys(51).skip(1)) {
+            let a = pack(key, &entry(7, 100, 10), 1);
+            let b = pack(key, &entry(9, -50, 4), 1);
+            let c = pack(other_key, &entry(9, -50, 4), 1);
+            assert!(holds(a, key) && holds(b, key) && holds(c, other_key));
+            assert!(!holds([a[0], b[1]], key) && !holds([b[0], a[1]], key));
+            assert!(!holds([a[0], c[1]], key) && !holds([c[0], a[1]], other_key));
+        }
+    }
+
+    /// Threads storing and probing one small table at once: every hit is the entry stored
+    /// for its key (each key's fields are a function of the key).
+    #[test]
+    fn threads_sharing_the_table_read_only_whole_entries() {
+        let tt = std::sync::Arc::new(TranspositionTable::new(1));
+        let fields = |k: u64| {
+            (
+                (k >> 40) as u32 | 1,
+                (k >> 20) as i16 as i32,
+                (k % 50) as i32,
+            )
+        };
+        let threads: Vec<_> = (0..4u64)
+            .map(|t| {
+                let tt = std::sync::Arc::clone(&tt);
+                std::thread::spawn(move || {
+                    let mut hits = 0;
+                    let mut previous = 0;
+                    for round in 0..20 {
+                        for k in keys(20_000).skip(((t + round) % 3) as usize) {
+                            let (mv, score, depth) = fields(k);
+                            tt.store(k, mv, score, 0, depth, Bound::Exact);
+                            // A key another thread may be writing right now.
+                            if let Some(e) = tt.probe(previous) {
+                                hits += 1;
+                                let want = fields(previous);
+                                assert_eq!((e.mv, e.score, i32::from(e.depth)), want);
+                            }
+                            previous = k;
+                        }
+                    }
+                    hits
+                })
+            })
+            .collect();
+        for t in threads {
+            assert!(t.join().expect("no panic") > 0);
+        }
+        for k in keys(20_000) {
+            if let Some(e) = tt.probe(k) {
+                let (mv, score, depth) = fields(k);
+                assert_eq!((e.mv, e.score, i32::from(e.depth)), (mv, score, depth));
+            }
+        }
+    }
+
     #[test]
     fn hashfull_counts_this_search() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         for k in keys(200_000) {
             tt.store(k, 1, 0, 0, 1, Bound::Exact);
         }
