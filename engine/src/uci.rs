@@ -94,6 +94,9 @@ const GO_KEYWORDS: &[&str] = &[
 /// The most lines `MultiPV` asks for (a position has rarely a hundred legal moves).
 pub const MAX_MULTIPV: usize = 256;
 
+/// The most search threads `Threads` asks for.
+pub const MAX_THREADS: usize = 256;
+
 /// Parses the arguments of `go`.
 pub fn parse_go(tokens: &[&str]) -> Result<Limits, UciError> {
     let mut l = Limits::default();
@@ -160,11 +163,27 @@ struct SearchSettings {
     multipv: usize,
 }
 
+/// A search's leading searcher and its helpers, handed to the search thread and back.
+type Searchers<P> = (Searcher<P>, Vec<Searcher<P>>);
+
+/// A search on its thread.
+struct Running<P: SearchPosition> {
+    handle: JoinHandle<Searchers<P>>,
+    /// Set to stop it.
+    stop: Arc<AtomicBool>,
+    /// Set just before it says `bestmove`: from then on the thread only hands its searchers
+    /// back, so a command that needs them (the GUI's next `go`, sent the moment it reads the
+    /// move) waits for that instead of being refused as busy.
+    done: Arc<AtomicBool>,
+}
+
 /// One geometry's game and searcher.
 struct Session<P: SearchPosition> {
     game: Game<P>,
     searcher: Option<Searcher<P>>,
-    running: Option<(JoinHandle<Searcher<P>>, Arc<AtomicBool>)>,
+    /// The searchers that help `searcher` (`Threads` minus one), sharing its table.
+    helpers: Vec<Searcher<P>>,
+    running: Option<Running<P>>,
     /// The network of `EvalFile`, when it is for this session's game.
     network: Option<P::Network>,
 }
@@ -174,6 +193,7 @@ impl<P: SearchPosition> Session<P> {
         Ok(Session {
             game: Game::new(rules)?,
             searcher: Some(Searcher::new(hash, params)),
+            helpers: Vec::new(),
             running: None,
             network: None,
         })
@@ -202,22 +222,35 @@ impl<P: SearchPosition> Session<P> {
 
     /// Waits for a running search and takes its searcher back.
     fn finish(&mut self) {
-        if let Some((h, _)) = self.running.take() {
-            if let Ok(s) = h.join() {
+        if let Some(running) = self.running.take() {
+            if let Ok((s, helpers)) = running.handle.join() {
                 self.searcher = Some(s);
+                self.helpers = helpers;
             }
         }
     }
 
+    /// Searches with `threads` threads from the next `go` on.
+    fn set_threads(&mut self, threads: usize) -> Result<(), UciError> {
+        let main = self.searcher()?;
+        let helpers = (1..threads).map(|_| main.helper()).collect();
+        self.helpers = helpers;
+        Ok(())
+    }
+
     fn stop(&mut self) {
-        if let Some((_, flag)) = &self.running {
-            flag.store(true, Ordering::Relaxed);
+        if let Some(running) = &self.running {
+            running.stop.store(true, Ordering::Relaxed);
         }
         self.finish();
     }
 
     fn searcher(&mut self) -> Result<&mut Searcher<P>, UciError> {
-        if self.running.as_ref().is_some_and(|(h, _)| !h.is_finished()) {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| !r.handle.is_finished() && !r.done.load(Ordering::Acquire))
+        {
             return Err(UciError::Busy);
         }
         self.finish();
@@ -271,33 +304,74 @@ impl<P: SearchPosition> Session<P> {
         searcher.features = search.features;
         searcher.multipv = search.multipv;
         searcher.set_network(self.network);
+        let mut helpers = std::mem::take(&mut self.helpers);
+        for h in &mut helpers {
+            h.params = search.params.clone();
+            h.features = search.features;
+            h.set_network(self.network);
+            h.stop_flag().store(false, Ordering::Relaxed);
+        }
         let stop = searcher.stop_flag();
         stop.store(false, Ordering::Relaxed);
         let pos = self.game.position().clone();
         let history = self.game.history_keys().to_vec();
         let out = Arc::clone(out);
+        let done = Arc::new(AtomicBool::new(false));
+        let finished = Arc::clone(&done);
         let handle = std::thread::spawn(move || {
+            // The helpers search until the leading search ends, whatever its limit.
+            let helper_limits = Limits {
+                infinite: true,
+                searchmoves: limits.searchmoves.clone(),
+                ..Limits::default()
+            };
+            let running: Vec<_> = helpers
+                .into_iter()
+                .map(|mut h| {
+                    let flag = h.stop_flag();
+                    let (pos, history, limits) =
+                        (pos.clone(), history.clone(), helper_limits.clone());
+                    let handle = std::thread::spawn(move || {
+                        h.search(&pos, &history, &limits, |_| {});
+                        h
+                    });
+                    (handle, flag)
+                })
+                .collect();
             let result = searcher.search(&pos, &history, &limits, |info| {
                 say(&out, &info_line(&pos, info))
             });
+            for (_, flag) in &running {
+                flag.store(true, Ordering::Relaxed);
+            }
+            // A helper that panicked is dropped: the next search has one thread fewer.
+            let helpers = running
+                .into_iter()
+                .filter_map(|(handle, _)| handle.join().ok())
+                .collect();
             let best = result
                 .best
                 .map_or("0000".to_string(), |m| pos.move_info(m).uci());
+            finished.store(true, Ordering::Release);
             say(&out, &format!("bestmove {best}"));
-            searcher
+            (searcher, helpers)
         });
-        self.running = Some((handle, stop));
+        self.running = Some(Running { handle, stop, done });
         Ok(())
     }
 
     fn new_game(&mut self) -> Result<(), UciError> {
         self.searcher()?.new_game();
+        for h in &mut self.helpers {
+            h.new_game();
+        }
         Ok(())
     }
 
     fn resize(&mut self, mib: usize) -> Result<(), UciError> {
         self.searcher()?.resize(mib);
-        Ok(())
+        // The helpers must share the new table.
+        self.set_threads(self.helpers.len() + 1)
     }
 
     fn perft(&self, depth: u32, out: &Output) {
@@ -380,6 +454,8 @@ pub struct Uci {
     eval_file: Option<LoadedNet>,
     /// Lines each search reports (`MultiPV`).
     multipv: usize,
+    /// Search threads (`Threads`).
+    threads: usize,
     /// Time each timed search leaves for the GUI (`Move Overhead`).
     overhead: Duration,
     out: Output,
@@ -402,6 +478,7 @@ impl Uci {
             session: AnySession::Board8(session),
             eval_file: None,
             multipv: 1,
+            threads: 1,
             overhead: DEFAULT_OVERHEAD,
             out,
         }
@@ -422,6 +499,8 @@ impl Uci {
                 AnySession::Gustavian(Session::new(rules, self.hash, self.params.clone())?)
             }
         };
+        let threads = self.threads;
+        each!(&mut self.session, s => s.set_threads(threads)?);
         self.apply_network()
     }
 
@@ -517,8 +596,10 @@ impl Uci {
                     out,
                     &format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
                 );
-                // One thread: said so, so that a GUI does not offer more.
-                say(out, "option name Threads type spin default 1 min 1 max 1");
+                say(
+                    out,
+                    &format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
+                );
                 say(
                     out,
                     &format!(
@@ -665,12 +746,18 @@ impl Uci {
             }
             "threads" => {
                 let v = value_or(&value)?;
-                if v.trim() != "1" {
-                    return Err(bad(&format!(
-                        "Threads {v:?}: this engine searches on one thread (min 1 max 1); \
-                         play games in parallel instead"
-                    )));
-                }
+                let threads = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_THREADS).contains(n))
+                    .ok_or_else(|| {
+                        bad(&format!(
+                            "Threads {v:?} is not a number of threads between 1 and {MAX_THREADS}"
+                        ))
+                    })?;
+                each!(&mut self.session, s => s.set_threads(threads)?);
+                self.threads = threads;
             }
             "move overhead" => {
                 let v = value_or(&value)?;

@@ -186,7 +186,8 @@ fn bad_input_is_answered_and_the_engine_keeps_running() {
         ("setoption name MultiPV value 257", "between 1 and 256"),
         ("setoption name MultiPV value many", "between 1 and 256"),
         ("setoption name MultiPV", "needs a value"),
-        ("setoption name Threads value 4", "one thread"),
+        ("setoption name Threads value 0", "between 1 and 256"),
+        ("setoption name Threads value 257", "between 1 and 256"),
         (
             "setoption name Move Overhead value -1",
             "between 0 and 5000",
@@ -411,7 +412,7 @@ fn multipv_reports_ranked_distinct_lines_on_both_boards() {
         .any(|l| l == "option name MultiPV type spin default 1 min 1 max 256"));
     assert!(options
         .iter()
-        .any(|l| l == "option name Threads type spin default 1 min 1 max 1"));
+        .any(|l| l == "option name Threads type spin default 1 min 1 max 256"));
     for (variant, ruleset) in [("chess", "normal"), ("secutor", "extended")] {
         e.send(&format!("setoption name UCI_Variant value {variant}"));
         e.send(&format!("setoption name Ruleset value {ruleset}"));
@@ -478,4 +479,59 @@ fn searchmoves_restricts_the_root() {
     let mut firsts: Vec<&str> = ranked.iter().map(|r| r.2.as_str()).collect();
     firsts.sort_unstable();
     assert_eq!(firsts, ["b1c3", "g1f3"], "{lines:?}");
+}
+
+/// `Threads`: helpers search beside the leading thread on both boards; the move is legal,
+/// `stop` ends them all, and a new table size or another variant keeps the thread count.
+#[test]
+fn several_threads_search_and_stop_together() {
+    let mut e = Engine::start();
+    e.send("setoption name Threads value 3");
+    for (variant, ruleset, moves) in [
+        ("chess", "normal", "e2e4 e7e5"),
+        ("secutor", "extended", "f2f4 f7f5"),
+    ] {
+        e.send(&format!("setoption name UCI_Variant value {variant}"));
+        e.send(&format!("setoption name Ruleset value {ruleset}"));
+        e.send("setoption name Hash value 8");
+        e.send(&format!("position startpos moves {moves}"));
+        e.send("go depth 8");
+        let lines = e.until("bestmove");
+        assert!(
+            !lines.iter().any(|l| l.contains("error")),
+            "{variant}: {lines:?}"
+        );
+        let best = lines
+            .last()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .expect("bestmove")
+            .to_string();
+        // Legal: the position takes it.
+        e.send(&format!("position startpos moves {moves} {best}"));
+        e.send("go infinite");
+        std::thread::sleep(Duration::from_millis(300));
+        e.send("stop");
+        let lines = e.until("bestmove");
+        assert!(
+            !lines.iter().any(|l| l.contains("error")),
+            "{variant} {best}: {lines:?}"
+        );
+    }
+}
+
+/// A GUI sends its next command the moment it reads `bestmove`: the engine, still handing
+/// its searchers back, must take it, not answer that a search is running.
+#[test]
+fn the_next_go_right_after_bestmove_is_taken() {
+    let mut e = Engine::start();
+    e.send("setoption name Threads value 2");
+    e.send("position startpos");
+    for round in 0..300 {
+        e.send("go depth 1");
+        let lines = e.until("bestmove");
+        assert!(
+            !lines.iter().any(|l| l.contains("error")),
+            "round {round}: {lines:?}"
+        );
+    }
 }
