@@ -2,7 +2,8 @@
 //! a fresh table each. Its total node count is the engine's signature: a change of it is a
 //! change of behaviour.
 
-use std::time::Duration;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use cpu_time::ThreadTime;
 
@@ -100,13 +101,17 @@ pub const DEFAULT_DEPTH: u32 = 13;
 pub struct BenchLine {
     /// Variant/rule-set.
     pub rules: Rules,
-    /// Nodes searched.
+    /// Nodes the leading thread searched (with one thread, the signature's).
     pub nodes: u64,
     /// CPU time of the searching thread in the search: on a machine busy with other work (an
     /// SPRT's games, a build) wall time counts the waits for a core, and two builds benched
     /// one after the other would differ by the load, not the code. The fresh table's pages
     /// are touched before the clock starts: their zeroing is a game's once, not a search's.
     pub cpu: Duration,
+    /// Nodes of every thread (`nodes` with one).
+    pub all_nodes: u64,
+    /// Wall-clock time to the depth: what more threads shorten (CPU time cannot show it).
+    pub wall: Duration,
 }
 
 /// One position's search with a fresh searcher, its tables touched before the clock starts.
@@ -118,23 +123,57 @@ struct Run<'a> {
     fen: &'a str,
     depth: u32,
     params: &'a Params,
+    /// Search threads: the leader and its Lazy SMP helpers.
+    threads: usize,
 }
 
 impl WithSearchPosition for Run<'_> {
-    /// The nodes and the search's CPU time.
-    type Output = Result<(u64, Duration), FenError>;
+    type Output = Result<BenchLine, FenError>;
     fn run<P: SearchPosition>(self, rules: Rules) -> Self::Output {
         let pos = P::from_fen(rules, self.fen)?;
         let mut searcher = Searcher::<P>::new(16, self.params.clone());
         // Writes every table's memory (already zero: the search's result is the same).
         searcher.new_game();
+        let helpers: Vec<Searcher<P>> = (1..self.threads).map(|_| searcher.helper()).collect();
         let limits = Limits {
             depth: Some(self.depth),
             ..Limits::default()
         };
-        let start = ThreadTime::now();
-        let nodes = searcher.search(&pos, &[], &limits, |_| {}).nodes;
-        Ok((nodes, start.elapsed()))
+        // The helpers search until the leader reaches the depth, as under UCI `Threads`.
+        let until_stopped = Limits {
+            infinite: true,
+            ..Limits::default()
+        };
+        let wall = Instant::now();
+        let (nodes, cpu, helper_nodes) = std::thread::scope(|scope| {
+            let running: Vec<_> = helpers
+                .into_iter()
+                .map(|mut h| {
+                    let flag = h.stop_flag();
+                    let (pos, limits) = (&pos, &until_stopped);
+                    let handle = scope.spawn(move || h.search(pos, &[], limits, |_| {}).nodes);
+                    (handle, flag)
+                })
+                .collect();
+            let start = ThreadTime::now();
+            let nodes = searcher.search(&pos, &[], &limits, |_| {}).nodes;
+            let cpu = start.elapsed();
+            for (_, flag) in &running {
+                flag.store(true, Ordering::Relaxed);
+            }
+            let helper_nodes: u64 = running
+                .into_iter()
+                .map(|(handle, _)| handle.join().unwrap_or(0))
+                .sum();
+            (nodes, cpu, helper_nodes)
+        });
+        Ok(BenchLine {
+            rules,
+            nodes,
+            cpu,
+            all_nodes: nodes + helper_nodes,
+            wall: wall.elapsed(),
+        })
     }
 }
 
@@ -150,14 +189,31 @@ pub fn run_variant(
     params: &Params,
     only: Option<Variant>,
 ) -> Result<Vec<BenchLine>, crate::error::FenError> {
+    run_threads(depth, params, only, 1)
+}
+
+/// [`run_variant`] with `threads` search threads per position (UCI `Threads`): the leader's
+/// nodes are then no signature (the threads race for the table), the wall time to the depth
+/// is the figure to compare with one thread's.
+pub fn run_threads(
+    depth: u32,
+    params: &Params,
+    only: Option<Variant>,
+    threads: usize,
+) -> Result<Vec<BenchLine>, crate::error::FenError> {
     let mut out = Vec::new();
     for &(variant, ruleset, fen) in POSITIONS {
         let rules = Rules::parse(variant, Some(ruleset))?;
         if only.is_some_and(|v| v != rules.variant()) {
             continue;
         }
-        let (nodes, cpu) = with_search_position(rules, Run { fen, depth, params })?;
-        out.push(BenchLine { rules, nodes, cpu });
+        let run = Run {
+            fen,
+            depth,
+            params,
+            threads: threads.max(1),
+        };
+        out.push(with_search_position(rules, run)?);
     }
     Ok(out)
 }

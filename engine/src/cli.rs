@@ -60,6 +60,11 @@ enum Command {
         /// profile of its search, alone. The node total is then not the engine's signature.
         #[arg(long)]
         variant: Option<Variant>,
+        /// Search threads per position (UCI `Threads`: the leader and Lazy SMP helpers):
+        /// prints the wall time to the depth, to compare with `--threads 1`'s. The node total
+        /// is then not the engine's signature.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
     },
     /// List the tunable evaluation and search parameters of a variant.
     Params {
@@ -147,7 +152,11 @@ pub(crate) fn main() -> ExitCode {
             max_nodes,
         }) => run_suite(&files, threads, max_nodes),
         Some(Command::PerftBench { filter }) => run_bench(filter.as_deref()),
-        Some(Command::Bench { depth, variant }) => run_search_bench(depth, variant),
+        Some(Command::Bench {
+            depth,
+            variant,
+            threads,
+        }) => run_search_bench(depth, variant, usize::from(threads)),
         Some(Command::Params { variant, format }) => run_params(&variant, &format),
         Some(Command::TuneSquares(args)) => crate::tune_cli::run(&args),
         Some(Command::TuneWeights(args)) => crate::weights_cli::run(&args),
@@ -420,9 +429,13 @@ fn run_bench(filter: Option<&str>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_search_bench(depth: u32, variant: Option<Variant>) -> Result<ExitCode> {
+fn run_search_bench(depth: u32, variant: Option<Variant>, threads: usize) -> Result<ExitCode> {
     engine::board8::attacks::init();
-    let lines = engine::bench::run_variant(depth, &Params::default(), variant)?;
+    let lines = engine::bench::run_threads(depth, &Params::default(), variant, threads)?;
+    if threads > 1 {
+        print_threaded_bench(&lines, threads);
+        return Ok(ExitCode::SUCCESS);
+    }
     let (mut nodes, mut secs) = (0u64, 0.0);
     for (i, l) in lines.iter().enumerate() {
         println!(
@@ -457,6 +470,38 @@ fn run_search_bench(depth: u32, variant: Option<Variant>) -> Result<ExitCode> {
     }
     println!("{nodes} nodes {:.0} nps", nodes as f64 / secs.max(1e-6));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The figures of a bench with several threads: wall time to the depth per position and per
+/// variant, and the nodes of every thread per wall second.
+fn print_threaded_bench(lines: &[engine::bench::BenchLine], threads: usize) {
+    let mut per_variant: Vec<(Variant, u64, f64)> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        println!(
+            "position {:>2} {:<18} nodes {:>10} (all threads) wall {:>7.3} s",
+            i + 1,
+            l.rules.to_string(),
+            l.all_nodes,
+            l.wall.as_secs_f64()
+        );
+        let v = l.rules.variant();
+        match per_variant.iter_mut().find(|(x, _, _)| *x == v) {
+            Some(e) => {
+                e.1 += l.all_nodes;
+                e.2 += l.wall.as_secs_f64();
+            }
+            None => per_variant.push((v, l.all_nodes, l.wall.as_secs_f64())),
+        }
+    }
+    for (v, n, t) in &per_variant {
+        println!(
+            "variant {:<8} wall {t:>7.3} s to the depth, {:.0} nps over {threads} threads",
+            v.id(),
+            *n as f64 / t.max(1e-6)
+        );
+    }
+    let wall: f64 = per_variant.iter().map(|e| e.2).sum();
+    println!("{threads} threads: {wall:.3} s to the depth (not a signature: the threads race)");
 }
 
 fn run_params(variant: &str, format: &str) -> Result<ExitCode> {

@@ -20,6 +20,18 @@ fn bench_signature_is_stable_within_a_build() {
     assert_eq!(a.len(), engine::bench::POSITIONS.len());
 }
 
+/// With helpers (UCI `Threads`) every position is still searched to the depth by the leader,
+/// and the helpers' nodes are counted beside its own.
+#[test]
+fn bench_with_threads_counts_every_thread() {
+    let lines = engine::bench::run_threads(6, &Params::default(), None, 3).expect("bench");
+    assert_eq!(lines.len(), engine::bench::POSITIONS.len());
+    for l in &lines {
+        assert!(l.nodes > 0 && l.all_nodes > l.nodes, "{l:?}");
+        assert!(l.wall > std::time::Duration::ZERO);
+    }
+}
+
 /// One variant's bench is that variant's lines of the whole bench, node for node; an unknown
 /// variant is refused by name.
 #[test]

@@ -606,6 +606,8 @@ fn tune_commands_refuse_bad_positions_files_naming_the_problem() {
             vec!["tune-net", "--positions", &few, "--threads", "0"],
             "--threads".into(),
         ),
+        (vec!["bench", "--threads", "0"], "--threads".into()),
+        (vec!["bench", "--threads", "257"], "--threads".into()),
         (
             vec!["tune-weights", "--positions", &few, "--threads", "0"],
             "--threads".into(),
