@@ -137,6 +137,7 @@ pub fn parse_go(tokens: &[&str]) -> Result<Limits, UciError> {
                 continue;
             }
             "ponder" => {
+                l.ponder = true;
                 i += 1;
                 continue;
             }
@@ -171,6 +172,8 @@ struct Running<P: SearchPosition> {
     handle: JoinHandle<Searchers<P>>,
     /// Set to stop it.
     stop: Arc<AtomicBool>,
+    /// Set while it ponders; cleared by `ponderhit`.
+    pondering: Arc<AtomicBool>,
     /// Set just before it says `bestmove`: from then on the thread only hands its searchers
     /// back, so a command that needs them (the GUI's next `go`, sent the moment it reads the
     /// move) waits for that instead of being refused as busy.
@@ -313,6 +316,9 @@ impl<P: SearchPosition> Session<P> {
         }
         let stop = searcher.stop_flag();
         stop.store(false, Ordering::Relaxed);
+        let pondering = searcher.ponder_flag();
+        pondering.store(limits.ponder, Ordering::Relaxed);
+        let (stopped, ponder) = (Arc::clone(&stop), Arc::clone(&pondering));
         let pos = self.game.position().clone();
         let history = self.game.history_keys().to_vec();
         let out = Arc::clone(out);
@@ -349,6 +355,11 @@ impl<P: SearchPosition> Session<P> {
                 .into_iter()
                 .filter_map(|(handle, _)| handle.join().ok())
                 .collect();
+            // A ponder search says its move only after `ponderhit` or `stop`, even when it
+            // ended before (a depth reached, a mate found): the GUI is not waiting for it yet.
+            while ponder.load(Ordering::Relaxed) && !stopped.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
             let best = result
                 .best
                 .map_or("0000".to_string(), |m| pos.move_info(m).uci());
@@ -356,8 +367,20 @@ impl<P: SearchPosition> Session<P> {
             say(&out, &format!("bestmove {best}"));
             (searcher, helpers)
         });
-        self.running = Some(Running { handle, stop, done });
+        self.running = Some(Running {
+            handle,
+            stop,
+            pondering,
+            done,
+        });
         Ok(())
+    }
+
+    /// The opponent played the move pondered on: the search goes on under its clock.
+    fn ponderhit(&self) {
+        if let Some(running) = &self.running {
+            running.pondering.store(false, Ordering::Relaxed);
+        }
     }
 
     fn new_game(&mut self) -> Result<(), UciError> {
@@ -600,6 +623,7 @@ impl Uci {
                     out,
                     &format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
                 );
+                say(out, "option name Ponder type check default false");
                 say(
                     out,
                     &format!(
@@ -640,7 +664,7 @@ impl Uci {
                 }
             }
             "stop" => each!(&mut self.session, s => s.stop()),
-            "ponderhit" => {}
+            "ponderhit" => each!(&self.session, s => s.ponderhit()),
             "quit" => {
                 each!(&mut self.session, s => s.stop());
                 return Ok(false);
@@ -773,8 +797,8 @@ impl Uci {
                     })?;
                 self.overhead = Duration::from_millis(ms);
             }
-            // Not offered, but sent by some GUIs whatever the engine says: `Ponder` only tells
-            // the engine that `go ponder` may come; Chess960 is a game this engine does not
+            // `Ponder` only tells the engine that `go ponder` may come. Chess960 (not offered,
+            // but sent by some GUIs whatever the engine says) is a game this engine does not
             // play, so only its "off" is accepted.
             "ponder" => {
                 let v = value_or(&value)?;

@@ -535,3 +535,44 @@ fn the_next_go_right_after_bestmove_is_taken() {
         );
     }
 }
+
+/// `go ponder`: no move before `ponderhit` or `stop`, whatever the clock says and even when
+/// the search itself is over (a depth reached); after either the move comes.
+#[test]
+fn pondering_waits_for_ponderhit_or_stop() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let options = e.until("uciok");
+    assert!(options
+        .iter()
+        .any(|l| l == "option name Ponder type check default false"));
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves e2e4");
+    // A 100 ms clock: a timed search would have moved long before.
+    e.send("go ponder wtime 100 btime 100");
+    std::thread::sleep(Duration::from_millis(600));
+    e.send("isready");
+    let lines = e.until("readyok");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("bestmove")),
+        "{lines:?}"
+    );
+    e.send("ponderhit");
+    e.until("bestmove");
+    for end in ["ponderhit", "stop"] {
+        e.send("go ponder depth 2");
+        std::thread::sleep(Duration::from_millis(300));
+        e.send("isready");
+        let lines = e.until("readyok");
+        assert!(
+            !lines.iter().any(|l| l.starts_with("bestmove")),
+            "{end}: {lines:?}"
+        );
+        e.send(end);
+        let lines = e.until("bestmove");
+        assert!(
+            !lines.iter().any(|l| l.contains("error")),
+            "{end}: {lines:?}"
+        );
+    }
+}

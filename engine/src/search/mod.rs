@@ -266,6 +266,10 @@ pub struct Searcher<P: SearchPosition> {
     hard_deadline: Option<Instant>,
     start: Instant,
     stop: Arc<AtomicBool>,
+    /// Set while the search ponders (UCI `go ponder` until `ponderhit`): the clock's budget
+    /// does not end it; after `ponderhit` the budget counts from the `go`, as the GUI's clock
+    /// did not run for the move pondered on.
+    pondering: Arc<AtomicBool>,
     stopped: bool,
     /// Evaluation weights.
     pub params: Params,
@@ -323,6 +327,7 @@ impl<P: SearchPosition> Searcher<P> {
             hard_deadline: None,
             start: Instant::now(),
             stop: Arc::new(AtomicBool::new(false)),
+            pondering: Arc::new(AtomicBool::new(false)),
             stopped: false,
             pst: pst::Table::new(&params),
             reductions: Reductions::new(&params),
@@ -378,6 +383,13 @@ impl<P: SearchPosition> Searcher<P> {
         self.histories.clear();
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
     }
+
+    /// The flag that says the search ponders (set before the search, cleared from another
+    /// thread at `ponderhit`): while it is set the time budget does not end the search.
+    pub fn ponder_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.pondering)
+    }
+
     /// The flag that stops a running search from another thread.
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.stop)
@@ -580,7 +592,9 @@ impl<P: SearchPosition> Searcher<P> {
                     share += self.params.time_score_drop;
                 }
                 let share = u32::try_from(share).unwrap_or(0);
-                if self.start.elapsed() >= b.soft * share / 100 {
+                if self.start.elapsed() >= b.soft * share / 100
+                    && !self.pondering.load(Ordering::Relaxed)
+                {
                     break;
                 }
             }
@@ -660,7 +674,7 @@ impl<P: SearchPosition> Searcher<P> {
             if self.stop.load(Ordering::Relaxed) {
                 self.stopped = true;
             } else if let Some(deadline) = self.hard_deadline {
-                if Instant::now() >= deadline {
+                if Instant::now() >= deadline && !self.pondering.load(Ordering::Relaxed) {
                     self.stopped = true;
                 }
             }
