@@ -2,7 +2,6 @@
 //! a fresh table each. Its total node count is the engine's signature: a change of it is a
 //! change of behaviour.
 
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use cpu_time::ThreadTime;
@@ -134,39 +133,16 @@ impl WithSearchPosition for Run<'_> {
         let mut searcher = Searcher::<P>::new(16, self.params.clone());
         // Writes every table's memory (already zero: the search's result is the same).
         searcher.new_game();
-        let helpers: Vec<Searcher<P>> = (1..self.threads).map(|_| searcher.helper()).collect();
+        let mut helpers: Vec<Searcher<P>> = (1..self.threads).map(|_| searcher.helper()).collect();
         let limits = Limits {
             depth: Some(self.depth),
             ..Limits::default()
         };
-        // The helpers search until the leader reaches the depth, as under UCI `Threads`.
-        let until_stopped = Limits {
-            infinite: true,
-            ..Limits::default()
-        };
         let wall = Instant::now();
-        let (nodes, cpu, helper_nodes) = std::thread::scope(|scope| {
-            let running: Vec<_> = helpers
-                .into_iter()
-                .map(|mut h| {
-                    let flag = h.stop_flag();
-                    let (pos, limits) = (&pos, &until_stopped);
-                    let handle = scope.spawn(move || h.search(pos, &[], limits, |_| {}).nodes);
-                    (handle, flag)
-                })
-                .collect();
-            let start = ThreadTime::now();
-            let nodes = searcher.search(&pos, &[], &limits, |_| {}).nodes;
-            let cpu = start.elapsed();
-            for (_, flag) in &running {
-                flag.store(true, Ordering::Relaxed);
-            }
-            let helper_nodes: u64 = running
-                .into_iter()
-                .map(|(handle, _)| handle.join().unwrap_or(0))
-                .sum();
-            (nodes, cpu, helper_nodes)
-        });
+        let start = ThreadTime::now();
+        let (result, helper_nodes) =
+            searcher.search_with_helpers(&mut helpers, &pos, &[], &limits, |_| {});
+        let (nodes, cpu) = (result.nodes, start.elapsed());
         Ok(BenchLine {
             rules,
             nodes,

@@ -450,18 +450,7 @@ fn run_search_bench(depth: u32, variant: Option<Variant>, threads: usize) -> Res
     }
     // Speed per variant: the boards differ (u64 against u128 bitboards, the Secutor's
     // collisions), so one total hides which board got faster or slower.
-    let mut per_variant: Vec<(Variant, u64, f64)> = Vec::new();
-    for l in &lines {
-        let v = l.rules.variant();
-        match per_variant.iter_mut().find(|(x, _, _)| *x == v) {
-            Some(e) => {
-                e.1 += l.nodes;
-                e.2 += l.cpu.as_secs_f64();
-            }
-            None => per_variant.push((v, l.nodes, l.cpu.as_secs_f64())),
-        }
-    }
-    for (v, n, t) in per_variant {
+    for (v, n, t) in by_variant(&lines, |l| (l.nodes, l.cpu)) {
         println!(
             "variant {:<8} nodes {n:>10} {:.0} nps",
             v.id(),
@@ -472,10 +461,29 @@ fn run_search_bench(depth: u32, variant: Option<Variant>, threads: usize) -> Res
     Ok(ExitCode::SUCCESS)
 }
 
+/// Bench lines summed per variant, in the order the variants first appear: the nodes and
+/// seconds `figures` reads off each line.
+fn by_variant(
+    lines: &[engine::bench::BenchLine],
+    figures: impl Fn(&engine::bench::BenchLine) -> (u64, Duration),
+) -> Vec<(Variant, u64, f64)> {
+    let mut per_variant: Vec<(Variant, u64, f64)> = Vec::new();
+    for l in lines {
+        let (v, (n, t)) = (l.rules.variant(), figures(l));
+        match per_variant.iter_mut().find(|(x, _, _)| *x == v) {
+            Some(e) => {
+                e.1 += n;
+                e.2 += t.as_secs_f64();
+            }
+            None => per_variant.push((v, n, t.as_secs_f64())),
+        }
+    }
+    per_variant
+}
+
 /// The figures of a bench with several threads: wall time to the depth per position and per
 /// variant, and the nodes of every thread per wall second.
 fn print_threaded_bench(lines: &[engine::bench::BenchLine], threads: usize) {
-    let mut per_variant: Vec<(Variant, u64, f64)> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         println!(
             "position {:>2} {:<18} nodes {:>10} (all threads) wall {:>7.3} s",
@@ -484,15 +492,8 @@ fn print_threaded_bench(lines: &[engine::bench::BenchLine], threads: usize) {
             l.all_nodes,
             l.wall.as_secs_f64()
         );
-        let v = l.rules.variant();
-        match per_variant.iter_mut().find(|(x, _, _)| *x == v) {
-            Some(e) => {
-                e.1 += l.all_nodes;
-                e.2 += l.wall.as_secs_f64();
-            }
-            None => per_variant.push((v, l.all_nodes, l.wall.as_secs_f64())),
-        }
     }
+    let per_variant = by_variant(lines, |l| (l.all_nodes, l.wall));
     for (v, n, t) in &per_variant {
         println!(
             "variant {:<8} wall {t:>7.3} s to the depth, {:.0} nps over {threads} threads",

@@ -308,12 +308,6 @@ impl<P: SearchPosition> Session<P> {
         searcher.multipv = search.multipv;
         searcher.set_network(self.network);
         let mut helpers = std::mem::take(&mut self.helpers);
-        for h in &mut helpers {
-            h.params = search.params.clone();
-            h.features = search.features;
-            h.set_network(self.network);
-            h.stop_flag().store(false, Ordering::Relaxed);
-        }
         let stop = searcher.stop_flag();
         stop.store(false, Ordering::Relaxed);
         let pondering = searcher.ponder_flag();
@@ -325,36 +319,10 @@ impl<P: SearchPosition> Session<P> {
         let done = Arc::new(AtomicBool::new(false));
         let finished = Arc::clone(&done);
         let handle = std::thread::spawn(move || {
-            // The helpers search until the leading search ends, whatever its limit.
-            let helper_limits = Limits {
-                infinite: true,
-                searchmoves: limits.searchmoves.clone(),
-                ..Limits::default()
-            };
-            let running: Vec<_> = helpers
-                .into_iter()
-                .map(|mut h| {
-                    let flag = h.stop_flag();
-                    let (pos, history, limits) =
-                        (pos.clone(), history.clone(), helper_limits.clone());
-                    let handle = std::thread::spawn(move || {
-                        h.search(&pos, &history, &limits, |_| {});
-                        h
-                    });
-                    (handle, flag)
-                })
-                .collect();
-            let result = searcher.search(&pos, &history, &limits, |info| {
-                say(&out, &info_line(&pos, info))
-            });
-            for (_, flag) in &running {
-                flag.store(true, Ordering::Relaxed);
-            }
-            // A helper that panicked is dropped: the next search has one thread fewer.
-            let helpers = running
-                .into_iter()
-                .filter_map(|(handle, _)| handle.join().ok())
-                .collect();
+            let (result, _) =
+                searcher.search_with_helpers(&mut helpers, &pos, &history, &limits, |info| {
+                    say(&out, &info_line(&pos, info))
+                });
             // A ponder search says its move only after `ponderhit` or `stop`, even when it
             // ended before (a depth reached, a mate found): the GUI is not waiting for it yet.
             while ponder.load(Ordering::Relaxed) && !stopped.load(Ordering::Relaxed) {

@@ -481,27 +481,7 @@ impl<P: SearchPosition> Searcher<P> {
         for depth in 1..=max_depth {
             self.seldepth = 0;
             let d = depth as i32;
-            let mut delta = self.params.aspiration_window;
-            let (mut alpha, mut beta) = if self.features.aspiration && depth >= 4 {
-                (score - delta, score + delta)
-            } else {
-                (-INF, INF)
-            };
-            let iteration_score = loop {
-                let s = self.negamax(&mut pos, d, 0, alpha, beta, Node::Pv);
-                if self.stopped {
-                    break s;
-                }
-                if s <= alpha {
-                    beta = (alpha + beta) / 2;
-                    alpha = (s - delta).max(-INF);
-                } else if s >= beta {
-                    beta = (s + delta).min(INF);
-                } else {
-                    break s;
-                }
-                delta += delta / 2;
-            };
+            let iteration_score = self.aspirated(&mut pos, d, score);
             // An interrupted iteration still counts if it found a best move to keep.
             if self.stopped && depth > 1 {
                 if let Some(&best) = self.pv[0].first() {
@@ -606,6 +586,77 @@ impl<P: SearchPosition> Searcher<P> {
         result
     }
 
+    /// Searches as [`Searcher::search`] while `helpers` (made by [`Searcher::helper`]) search
+    /// the same position on threads of their own until this search ends, whatever its limit
+    /// (UCI `Threads`). The helpers take this searcher's parameters, features and network.
+    /// Returns this search's result and the nodes the helpers searched.
+    pub fn search_with_helpers(
+        &mut self,
+        helpers: &mut [Searcher<P>],
+        pos: &P,
+        history: &[u64],
+        limits: &Limits,
+        on_info: impl FnMut(&Info<P::Move>),
+    ) -> (SearchResult<P::Move>, u64) {
+        let until_stopped = Limits {
+            infinite: true,
+            searchmoves: limits.searchmoves.clone(),
+            ..Limits::default()
+        };
+        std::thread::scope(|scope| {
+            let running: Vec<_> = helpers
+                .iter_mut()
+                .map(|h| {
+                    h.params = self.params.clone();
+                    h.features = self.features;
+                    h.set_network(self.network);
+                    let flag = h.stop_flag();
+                    flag.store(false, Ordering::Relaxed);
+                    let limits = &until_stopped;
+                    let handle = scope.spawn(move || h.search(pos, history, limits, |_| {}).nodes);
+                    (handle, flag)
+                })
+                .collect();
+            let result = self.search(pos, history, limits, on_info);
+            for (_, flag) in &running {
+                flag.store(true, Ordering::Relaxed);
+            }
+            // A helper that panicked counts no nodes; the leader's result stands.
+            let helper_nodes = running
+                .into_iter()
+                .map(|(handle, _)| handle.join().unwrap_or(0))
+                .sum();
+            (result, helper_nodes)
+        })
+    }
+
+    /// The root searched to `depth` in a window around `centre` (the last iteration's score)
+    /// that widens on the side it failed until the score falls inside: the iteration's
+    /// score, or where it was when the search was stopped.
+    fn aspirated(&mut self, pos: &mut P, depth: i32, centre: i32) -> i32 {
+        let mut delta = self.params.aspiration_window;
+        let (mut alpha, mut beta) = if self.features.aspiration && depth >= 4 {
+            (centre - delta, centre + delta)
+        } else {
+            (-INF, INF)
+        };
+        loop {
+            let s = self.negamax(pos, depth, 0, alpha, beta, Node::Pv);
+            if self.stopped {
+                return s;
+            }
+            if s <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (s - delta).max(-INF);
+            } else if s >= beta {
+                beta = (s + delta).min(INF);
+            } else {
+                return s;
+            }
+            delta += delta / 2;
+        }
+    }
+
     /// The lines after the first of an iteration at `depth` (whose first line `first` holds),
     /// each the best move among those the earlier lines did not take, all `wanted` of them
     /// sorted best first; `None` when the search was stopped before they were complete.
@@ -627,27 +678,10 @@ impl<P: SearchPosition> Searcher<P> {
             }
             // Centred on the line's score of the last iteration, as the first line's window is.
             let centre = previous.get(k).map_or(first.score, |l| l.score);
-            let mut delta = self.params.aspiration_window;
-            let (mut alpha, mut beta) = if self.features.aspiration && depth >= 4 {
-                (centre - delta, centre + delta)
-            } else {
-                (-INF, INF)
-            };
-            let score = loop {
-                let s = self.negamax(pos, depth, 0, alpha, beta, Node::Pv);
-                if self.stopped {
-                    return None;
-                }
-                if s <= alpha {
-                    beta = (alpha + beta) / 2;
-                    alpha = (s - delta).max(-INF);
-                } else if s >= beta {
-                    beta = (s + delta).min(INF);
-                } else {
-                    break s;
-                }
-                delta += delta / 2;
-            };
+            let score = self.aspirated(pos, depth, centre);
+            if self.stopped {
+                return None;
+            }
             found.push(Line {
                 score,
                 pv: self.pv[0].clone(),
