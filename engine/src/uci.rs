@@ -94,6 +94,32 @@ const GO_KEYWORDS: &[&str] = &[
 /// The most lines `MultiPV` asks for (a position has rarely a hundred legal moves).
 pub const MAX_MULTIPV: usize = 256;
 
+/// The value of a `spin` option `name`: a number within `range`, or an error that names
+/// what the option holds (`what`, "a size in MiB") and its bounds.
+fn spin<T>(
+    value: &str,
+    range: std::ops::RangeInclusive<T>,
+    name: &str,
+    what: &str,
+) -> Result<T, UciError>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| UciError::BadArgument {
+            command: "setoption",
+            detail: format!(
+                "{name} {value:?} is not {what} between {} and {}",
+                range.start(),
+                range.end()
+            ),
+        })
+}
+
 /// The most search threads `Threads` asks for.
 pub const MAX_THREADS: usize = 256;
 
@@ -696,17 +722,7 @@ impl Uci {
                 self.reset_session()?;
             }
             "hash" => {
-                let v = value_or(&value)?;
-                let mib: usize = v
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|&m| (1..=65536).contains(&m))
-                    .ok_or_else(|| {
-                        bad(&format!(
-                            "Hash {v:?} is not a size in MiB between 1 and 65536"
-                        ))
-                    })?;
+                let mib = spin(&value_or(&value)?, 1..=65536, "Hash", "a size in MiB")?;
                 self.hash = mib;
                 each!(&mut self.session, s => s.resize(mib)?);
             }
@@ -725,44 +741,17 @@ impl Uci {
             }
             "multipv" => {
                 let v = value_or(&value)?;
-                self.multipv = v
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=MAX_MULTIPV).contains(n))
-                    .ok_or_else(|| {
-                        bad(&format!(
-                            "MultiPV {v:?} is not a number of lines between 1 and {MAX_MULTIPV}"
-                        ))
-                    })?;
+                self.multipv = spin(&v, 1..=MAX_MULTIPV, "MultiPV", "a number of lines")?;
             }
             "threads" => {
                 let v = value_or(&value)?;
-                let threads = v
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=MAX_THREADS).contains(n))
-                    .ok_or_else(|| {
-                        bad(&format!(
-                            "Threads {v:?} is not a number of threads between 1 and {MAX_THREADS}"
-                        ))
-                    })?;
+                let threads = spin(&v, 1..=MAX_THREADS, "Threads", "a number of threads")?;
                 each!(&mut self.session, s => s.set_threads(threads)?);
                 self.threads = threads;
             }
             "move overhead" => {
                 let v = value_or(&value)?;
-                let ms: u64 = v
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|&ms| ms <= MAX_OVERHEAD_MS)
-                    .ok_or_else(|| {
-                        bad(&format!(
-                            "Move Overhead {v:?} is not a time in ms between 0 and {MAX_OVERHEAD_MS}"
-                        ))
-                    })?;
+                let ms = spin(&v, 0..=MAX_OVERHEAD_MS, "Move Overhead", "a time in ms")?;
                 self.overhead = Duration::from_millis(ms);
             }
             // `Ponder` only tells the engine that `go ponder` may come. Chess960 (not offered,
