@@ -250,4 +250,11 @@ fn a_helper_searches_into_the_leaders_table() {
     // A stranger's table is its own.
     let mut stranger = Searcher::<Board>::new(8, Params::default());
     assert_eq!(stranger.search(&pos, &[], &depth(9), |_| {}).nodes, fresh);
+    // A helper's new game forgets its own memory, not the leader's table; the leader's
+    // forgets the table.
+    helper.new_game();
+    assert!(leader.search(&pos, &[], &depth(9), |_| {}).nodes * 4 < fresh);
+    leader.new_game();
+    helper.new_game();
+    assert_eq!(leader.search(&pos, &[], &depth(9), |_| {}).nodes, fresh);
 }

@@ -375,9 +375,12 @@ impl<P: SearchPosition> Searcher<P> {
         h
     }
 
-    /// Forgets everything learnt: the next search depends only on its inputs.
+    /// Forgets everything learnt: the next search depends only on its inputs. A helper leaves
+    /// the shared table to its leader (eight threads would otherwise clear it eight times).
     pub fn new_game(&mut self) {
-        self.tt.clear();
+        if !self.helper {
+            self.tt.clear();
+        }
         self.pawns.clear();
         self.evals.clear();
         self.histories.clear();
