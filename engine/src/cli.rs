@@ -61,10 +61,10 @@ enum Command {
         #[arg(long)]
         variant: Option<Variant>,
         /// Search threads per position (UCI `Threads`: the leader and Lazy SMP helpers):
-        /// prints the wall time to the depth, to compare with `--threads 1`'s. The node total
-        /// is then not the engine's signature.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-        threads: u16,
+        /// prints the wall time to the depth instead of the signature, to compare with
+        /// `--threads 1`'s. With more than one the node total is not the engine's signature.
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: Option<u16>,
     },
     /// List the tunable evaluation and search parameters of a variant.
     Params {
@@ -156,7 +156,7 @@ pub(crate) fn main() -> ExitCode {
             depth,
             variant,
             threads,
-        }) => run_search_bench(depth, variant, usize::from(threads)),
+        }) => run_search_bench(depth, variant, threads.map(usize::from)),
         Some(Command::Params { variant, format }) => run_params(&variant, &format),
         Some(Command::TuneSquares(args)) => crate::tune_cli::run(&args),
         Some(Command::TuneWeights(args)) => crate::weights_cli::run(&args),
@@ -429,10 +429,15 @@ fn run_bench(filter: Option<&str>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_search_bench(depth: u32, variant: Option<Variant>, threads: usize) -> Result<ExitCode> {
+fn run_search_bench(
+    depth: u32,
+    variant: Option<Variant>,
+    threads: Option<usize>,
+) -> Result<ExitCode> {
     engine::board8::attacks::init();
-    let lines = engine::bench::run_threads(depth, &Params::default(), variant, threads)?;
-    if threads > 1 {
+    let lines =
+        engine::bench::run_threads(depth, &Params::default(), variant, threads.unwrap_or(1))?;
+    if let Some(threads) = threads {
         print_threaded_bench(&lines, threads);
         return Ok(ExitCode::SUCCESS);
     }
@@ -502,7 +507,12 @@ fn print_threaded_bench(lines: &[engine::bench::BenchLine], threads: usize) {
         );
     }
     let wall: f64 = per_variant.iter().map(|e| e.2).sum();
-    println!("{threads} threads: {wall:.3} s to the depth (not a signature: the threads race)");
+    let signature = if threads == 1 {
+        "the signature: engine bench without --threads"
+    } else {
+        "not a signature: the threads race"
+    };
+    println!("{threads} threads: {wall:.3} s to the depth ({signature})");
 }
 
 fn run_params(variant: &str, format: &str) -> Result<ExitCode> {
