@@ -415,10 +415,8 @@ impl<P: SearchPosition> Searcher<P> {
         self.nodes = 0;
         self.stopped = false;
         if !self.helper {
-            // The leading searcher alone ages the shared table and counts the helpers anew
-            // (they start after it).
+            // The leading searcher alone ages the shared table.
             self.tt.new_search();
-            self.helper_nodes.store(0, Ordering::Relaxed);
         }
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         let budget = limits.budget(pos.turn(), &self.params);
@@ -606,6 +604,8 @@ impl<P: SearchPosition> Searcher<P> {
             searchmoves: limits.searchmoves.clone(),
             ..Limits::default()
         };
+        // Counted anew before the helpers start (they count into it from their first nodes).
+        self.helper_nodes.store(0, Ordering::Relaxed);
         std::thread::scope(|scope| {
             let running: Vec<_> = helpers
                 .iter_mut()
@@ -676,7 +676,10 @@ impl<P: SearchPosition> Searcher<P> {
             pv: first.pv.clone(),
         }];
         for k in 1..wanted {
-            if let Some(&m) = found[k - 1].pv.first() {
+            // The previous line's move (the first line's is its best move even when its
+            // principal variation came back empty).
+            let taken = found[k - 1].pv.first().copied();
+            if let Some(m) = taken.or(if k == 1 { first.best } else { None }) {
                 self.root_skip.push(m);
             }
             // Centred on the line's score of the last iteration, as the first line's window is.
