@@ -61,6 +61,22 @@ impl Engine {
             }
         }
     }
+
+    /// Waits for the search's `bestmove`, checking that no line before it reports an error:
+    /// the move, and every line the search printed (its `info` lines, the `bestmove` last).
+    fn best_move(&mut self) -> (String, Vec<String>) {
+        let lines = self.until("bestmove");
+        assert!(
+            !lines.iter().any(|l| l.contains("error")),
+            "an error before bestmove: {lines:?}"
+        );
+        let best = lines
+            .last()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap_or_else(|| panic!("bestmove without a move: {lines:?}"))
+            .to_string();
+        (best, lines)
+    }
 }
 
 impl Drop for Engine {
@@ -116,12 +132,7 @@ fn plays_legal_moves_in_every_variant() {
         e.send("ucinewgame");
         e.send(&format!("position startpos moves {moves}"));
         e.send("go depth 4");
-        let lines = e.until("bestmove");
-        let best = lines
-            .last()
-            .and_then(|l| l.split_whitespace().nth(1))
-            .expect("a move")
-            .to_string();
+        let (best, lines) = e.best_move();
         assert!(
             lines
                 .iter()
@@ -228,8 +239,8 @@ fn stop_ends_an_infinite_search_with_a_move() {
     e.send("isready");
     e.until("readyok");
     e.send("stop");
-    let lines = e.until("bestmove");
-    assert!(!lines.last().is_some_and(|l| l.contains("0000")));
+    let (best, _) = e.best_move();
+    assert_ne!(best, "0000");
 }
 
 #[test]
@@ -420,7 +431,7 @@ fn multipv_reports_ranked_distinct_lines_on_both_boards() {
         e.send("ucinewgame");
         e.send("position startpos");
         e.send("go depth 7");
-        let lines = e.until("bestmove");
+        let (best, lines) = e.best_move();
         let ranked = last_lines(&lines);
         assert_eq!(
             ranked.iter().map(|r| r.0).collect::<Vec<_>>(),
@@ -432,8 +443,7 @@ fn multipv_reports_ranked_distinct_lines_on_both_boards() {
             "{variant}: ranked by score: {ranked:?}"
         );
         let mut firsts: Vec<&str> = ranked.iter().map(|r| r.2.as_str()).collect();
-        let best = lines.last().expect("bestmove").split_whitespace().nth(1);
-        assert_eq!(best, Some(firsts[0]), "{variant}: {lines:?}");
+        assert_eq!(best, firsts[0], "{variant}: {lines:?}");
         firsts.sort_unstable();
         firsts.dedup();
         assert_eq!(
@@ -446,7 +456,7 @@ fn multipv_reports_ranked_distinct_lines_on_both_boards() {
     e.send("setoption name UCI_Variant value chess");
     e.send("position fen 7k/8/8/8/8/7P/r7/7K w - - 0 1");
     e.send("go depth 4");
-    let lines = e.until("bestmove");
+    let (_, lines) = e.best_move();
     let mut firsts: Vec<String> = last_lines(&lines).into_iter().map(|r| r.2).collect();
     firsts.sort_unstable();
     assert_eq!(firsts, ["h1g1", "h3h4"], "{lines:?}");
@@ -454,7 +464,7 @@ fn multipv_reports_ranked_distinct_lines_on_both_boards() {
     e.send("setoption name MultiPV value 1");
     e.send("position startpos");
     e.send("go depth 5");
-    let lines = e.until("bestmove");
+    let (_, lines) = e.best_move();
     assert!(lines.iter().all(|l| !l.contains("multipv")), "{lines:?}");
 }
 
@@ -464,17 +474,11 @@ fn searchmoves_restricts_the_root() {
     let mut e = Engine::start();
     e.send("position startpos");
     e.send("go depth 6 searchmoves a2a3 h2h4");
-    let lines = e.until("bestmove");
-    let best = lines
-        .last()
-        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string));
-    assert!(
-        matches!(best.as_deref(), Some("a2a3" | "h2h4")),
-        "{lines:?}"
-    );
+    let (best, lines) = e.best_move();
+    assert!(matches!(best.as_str(), "a2a3" | "h2h4"), "{lines:?}");
     e.send("setoption name MultiPV value 3");
     e.send("go searchmoves g1f3 b1c3 depth 5");
-    let lines = e.until("bestmove");
+    let (_, lines) = e.best_move();
     let ranked = last_lines(&lines);
     let mut firsts: Vec<&str> = ranked.iter().map(|r| r.2.as_str()).collect();
     firsts.sort_unstable();
@@ -496,26 +500,13 @@ fn several_threads_search_and_stop_together() {
         e.send("setoption name Hash value 8");
         e.send(&format!("position startpos moves {moves}"));
         e.send("go depth 8");
-        let lines = e.until("bestmove");
-        assert!(
-            !lines.iter().any(|l| l.contains("error")),
-            "{variant}: {lines:?}"
-        );
-        let best = lines
-            .last()
-            .and_then(|l| l.split_whitespace().nth(1))
-            .expect("bestmove")
-            .to_string();
+        let (best, _) = e.best_move();
         // Legal: the position takes it.
         e.send(&format!("position startpos moves {moves} {best}"));
         e.send("go infinite");
         std::thread::sleep(Duration::from_millis(300));
         e.send("stop");
-        let lines = e.until("bestmove");
-        assert!(
-            !lines.iter().any(|l| l.contains("error")),
-            "{variant} {best}: {lines:?}"
-        );
+        e.best_move();
     }
 }
 
@@ -526,13 +517,9 @@ fn the_next_go_right_after_bestmove_is_taken() {
     let mut e = Engine::start();
     e.send("setoption name Threads value 2");
     e.send("position startpos");
-    for round in 0..300 {
+    for _ in 0..300 {
         e.send("go depth 1");
-        let lines = e.until("bestmove");
-        assert!(
-            !lines.iter().any(|l| l.contains("error")),
-            "round {round}: {lines:?}"
-        );
+        e.best_move();
     }
 }
 
@@ -558,7 +545,7 @@ fn pondering_waits_for_ponderhit_or_stop() {
         "{lines:?}"
     );
     e.send("ponderhit");
-    e.until("bestmove");
+    e.best_move();
     for end in ["ponderhit", "stop"] {
         e.send("go ponder depth 2");
         std::thread::sleep(Duration::from_millis(300));
@@ -569,10 +556,6 @@ fn pondering_waits_for_ponderhit_or_stop() {
             "{end}: {lines:?}"
         );
         e.send(end);
-        let lines = e.until("bestmove");
-        assert!(
-            !lines.iter().any(|l| l.contains("error")),
-            "{end}: {lines:?}"
-        );
+        e.best_move();
     }
 }
