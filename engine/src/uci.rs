@@ -123,9 +123,24 @@ where
 /// The most search threads `Threads` asks for.
 pub const MAX_THREADS: usize = 256;
 
+/// A `go` command: the search's limits and what the front end itself acts on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Go {
+    /// What bounds the search.
+    pub limits: Limits,
+    /// `go ponder`: the search ponders on the opponent's expected move, and its clock counts
+    /// only after `ponderhit`. The front end sets the searcher's ponder flag from this before
+    /// the search thread starts, so a `ponderhit` that comes first is not lost.
+    pub ponder: bool,
+    /// `go searchmoves`, as given: the root moves to choose among (empty: all). The front
+    /// end resolves them against the position, refusing one that is not legal there.
+    pub searchmoves: Vec<String>,
+}
+
 /// Parses the arguments of `go`.
-pub fn parse_go(tokens: &[&str]) -> Result<Limits, UciError> {
-    let mut l = Limits::default();
+pub fn parse_go(tokens: &[&str]) -> Result<Go, UciError> {
+    let mut go = Go::default();
+    let l = &mut go.limits;
     let mut i = 0;
     let bad = |detail: String| UciError::BadArgument {
         command: "go",
@@ -159,11 +174,11 @@ pub fn parse_go(tokens: &[&str]) -> Result<Limits, UciError> {
                     return Err(bad("searchmoves needs at least one move".into()));
                 }
                 i += 1 + list.len();
-                l.searchmoves = list;
+                go.searchmoves = list;
                 continue;
             }
             "ponder" => {
-                l.ponder = true;
+                go.ponder = true;
                 i += 1;
                 continue;
             }
@@ -180,7 +195,7 @@ pub fn parse_go(tokens: &[&str]) -> Result<Limits, UciError> {
         }
         i += 2;
     }
-    Ok(l)
+    Ok(go)
 }
 
 /// What the options set for each search.
@@ -303,28 +318,29 @@ impl<P: SearchPosition> Session<P> {
         Ok(())
     }
 
-    fn go(
-        &mut self,
-        limits: Limits,
-        search: &SearchSettings,
-        out: &Output,
-    ) -> Result<(), UciError> {
-        // Each move of `searchmoves` must be legal here: one that is not is a GUI's or a
-        // user's mistake to name, not to drop.
-        if !limits.searchmoves.is_empty() {
-            let root = self.game.position();
-            let legal: Vec<String> = root
-                .legal_move_list()
-                .iter()
-                .map(|&m| root.move_info(m).uci())
-                .collect();
-            if let Some(m) = limits.searchmoves.iter().find(|m| !legal.contains(m)) {
-                return Err(UciError::BadArgument {
-                    command: "go",
-                    detail: format!("searchmoves {m} is not a legal move in this position"),
-                });
-            }
-        }
+    /// The moves of `go searchmoves` in the current position: each must be legal here (one
+    /// that is not is a GUI's or a user's mistake to name, not to drop).
+    fn search_moves(&self, names: &[String]) -> Result<Vec<P::Move>, UciError> {
+        let root = self.game.position();
+        let legal = root.legal_move_list();
+        names
+            .iter()
+            .map(|name| {
+                legal
+                    .iter()
+                    .copied()
+                    .find(|&m| root.move_info(m).uci() == *name)
+                    .ok_or_else(|| UciError::BadArgument {
+                        command: "go",
+                        detail: format!("searchmoves {name} is not a legal move in this position"),
+                    })
+            })
+            .collect()
+    }
+
+    fn go(&mut self, go: &Go, search: &SearchSettings, out: &Output) -> Result<(), UciError> {
+        let search_moves = self.search_moves(&go.searchmoves)?;
+        let limits = go.limits.clone();
         let mut searcher = match self.searcher() {
             Ok(_) => self.searcher.take().ok_or(UciError::Busy)?,
             Err(e) => return Err(e),
@@ -332,12 +348,13 @@ impl<P: SearchPosition> Session<P> {
         searcher.params = search.params.clone();
         searcher.features = search.features;
         searcher.multipv = search.multipv;
+        searcher.search_moves = search_moves;
         searcher.set_network(self.network);
         let mut helpers = std::mem::take(&mut self.helpers);
         let stop = searcher.stop_flag();
         stop.store(false, Ordering::Relaxed);
         let pondering = searcher.ponder_flag();
-        pondering.store(limits.ponder, Ordering::Relaxed);
+        pondering.store(go.ponder, Ordering::Relaxed);
         let (stopped, ponder) = (Arc::clone(&stop), Arc::clone(&pondering));
         let pos = self.game.position().clone();
         let history = self.game.history_keys().to_vec();
@@ -646,15 +663,15 @@ impl Uci {
                     let out = Arc::clone(&self.out);
                     each!(&self.session, s => s.perft(depth, &out));
                 } else {
-                    let mut limits = parse_go(args)?;
-                    limits.overhead = Some(self.overhead);
+                    let mut go = parse_go(args)?;
+                    go.limits.overhead = Some(self.overhead);
                     let search = SearchSettings {
                         params: self.params.clone(),
                         features: self.features,
                         multipv: self.multipv,
                     };
                     let out = Arc::clone(&self.out);
-                    each!(&mut self.session, s => s.go(limits, &search, &out)?);
+                    each!(&mut self.session, s => s.go(&go, &search, &out)?);
                 }
             }
             "stop" => each!(&mut self.session, s => s.stop()),

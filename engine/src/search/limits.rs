@@ -22,14 +22,6 @@ pub struct Limits {
     pub movestogo: Option<u32>,
     /// Search until `stop`.
     pub infinite: bool,
-    /// `go ponder`: the search ponders on the opponent's expected move; the clock's budget
-    /// applies only after `ponderhit`. The search reads its ponder flag, which whoever starts
-    /// it sets from this before the search thread starts (so a `ponderhit` that comes first
-    /// is not lost): see [`crate::search::Searcher::ponder_flag`].
-    pub ponder: bool,
-    /// `go searchmoves`: the root moves (in UCI notation) the search may choose among; empty
-    /// means all of them.
-    pub searchmoves: Vec<String>,
     /// Time kept in reserve for the GUI and the process (UCI `Move Overhead`); `None` is
     /// [`DEFAULT_OVERHEAD`].
     pub overhead: Option<Duration>,

@@ -284,6 +284,12 @@ pub struct Searcher<P: SearchPosition> {
     /// Lines searched and reported per iteration (UCI `MultiPV`): the best move, then the
     /// best of the rest, and so on. 1 (the default) is the plain search; more is analysis.
     pub multipv: usize,
+    /// The root moves searches choose among (UCI `go searchmoves`); empty means all of them.
+    /// Moves are values, so a move not legal in the searched position cannot be named by
+    /// text that happens to match another: such a move is simply not among the root's, and a
+    /// list of none legal leaves the search no move to choose (`best` is `None`), which is the
+    /// caller's mistake to refuse first (the UCI front end names the move).
+    pub search_moves: Vec<P::Move>,
     /// Root moves the current line does not search: those outside `go searchmoves` and the
     /// earlier lines' moves. Empty in a plain search, so the root costs nothing more.
     root_skip: Vec<P::Move>,
@@ -298,8 +304,13 @@ struct Line<M> {
 impl<P: SearchPosition> Searcher<P> {
     /// A searcher with a table of `hash_mib` MiB.
     pub fn new(hash_mib: usize, params: Params) -> Self {
+        Self::with_table(Arc::new(TranspositionTable::new(hash_mib)), params)
+    }
+
+    /// A searcher reading and writing `tt` (its own, or a leader's for a helper).
+    fn with_table(tt: Arc<TranspositionTable>, params: Params) -> Self {
         Searcher {
-            tt: Arc::new(TranspositionTable::new(hash_mib)),
+            tt,
             helper: false,
             helper_nodes: Arc::new(AtomicU64::new(0)),
             pawns: PawnCache::new(),
@@ -335,6 +346,7 @@ impl<P: SearchPosition> Searcher<P> {
             features: Features::default(),
             network: None,
             multipv: 1,
+            search_moves: Vec::new(),
             root_skip: Vec::new(),
         }
     }
@@ -366,8 +378,7 @@ impl<P: SearchPosition> Searcher<P> {
     /// search. Its parameters, features and network are set like this one's before each
     /// search.
     pub fn helper(&self) -> Searcher<P> {
-        let mut h = Searcher::new(1, self.params.clone());
-        h.tt = Arc::clone(&self.tt);
+        let mut h = Searcher::with_table(Arc::clone(&self.tt), self.params.clone());
         h.helper = true;
         h.helper_nodes = Arc::clone(&self.helper_nodes);
         h.features = self.features;
@@ -440,22 +451,17 @@ impl<P: SearchPosition> Searcher<P> {
         }
         let mut root_moves = pos.legal_move_list();
         self.root_skip.clear();
-        if !limits.searchmoves.is_empty() {
-            // `go searchmoves`: the others are skipped at the root. Moves not legal here were
-            // refused by whoever built the limits; none left means none to restrict to.
+        if !self.search_moves.is_empty() {
+            // `go searchmoves`: the others are skipped at the root.
             let mut keep = MoveList::new();
             for &m in &root_moves {
-                if limits.searchmoves.contains(&pos.move_info(m).uci()) {
+                if self.search_moves.contains(&m) {
                     keep.push(m);
                 } else {
                     self.root_skip.push(m);
                 }
             }
-            if keep.is_empty() {
-                self.root_skip.clear();
-            } else {
-                root_moves = keep;
-            }
+            root_moves = keep;
         }
         let base_skip = self.root_skip.len();
         let lines_wanted = self.multipv.clamp(1, root_moves.len().max(1));
@@ -589,7 +595,8 @@ impl<P: SearchPosition> Searcher<P> {
 
     /// Searches as [`Searcher::search`] while `helpers` (made by [`Searcher::helper`]) search
     /// the same position on threads of their own until this search ends, whatever its limit
-    /// (UCI `Threads`). The helpers take this searcher's parameters, features and network.
+    /// (UCI `Threads`). The helpers take this searcher's parameters, features, network and
+    /// root moves (`search_moves`).
     /// Returns this search's result and the nodes the helpers searched.
     pub fn search_with_helpers(
         &mut self,
@@ -601,7 +608,6 @@ impl<P: SearchPosition> Searcher<P> {
     ) -> (SearchResult<P::Move>, u64) {
         let until_stopped = Limits {
             infinite: true,
-            searchmoves: limits.searchmoves.clone(),
             ..Limits::default()
         };
         // Counted anew before the helpers start (they count into it from their first nodes).
@@ -612,6 +618,7 @@ impl<P: SearchPosition> Searcher<P> {
                 .map(|h| {
                     h.params = self.params.clone();
                     h.features = self.features;
+                    h.search_moves.clone_from(&self.search_moves);
                     h.set_network(self.network);
                     let flag = h.stop_flag();
                     flag.store(false, Ordering::Relaxed);
@@ -1675,6 +1682,46 @@ mod tests {
             singular_extension(sb, sb, beta, true, Node::Cut, 0),
             Some(-1)
         );
+    }
+
+    /// `search_moves` restricts the root to its moves, helpers included; a list with none
+    /// legal in the position searched leaves no move to choose rather than all of them.
+    #[test]
+    fn search_moves_restrict_the_root() {
+        use super::Limits;
+        let rules = Rules::parse("chess", None).expect("chess");
+        let start = Board::from_fen(rules, rules.start_fen()).expect("start");
+        let moves = start.legal_move_list();
+        let named = |uci: &str| {
+            moves
+                .iter()
+                .copied()
+                .find(|&m| start.move_info(m).uci() == uci)
+                .expect("legal")
+        };
+        let (a3, h4) = (named("a2a3"), named("h2h4"));
+        let limits = Limits {
+            depth: Some(5),
+            ..Limits::default()
+        };
+        let mut s = Searcher::<Board>::new(1, Params::default());
+        let mut helpers = vec![s.helper()];
+        s.search_moves = vec![a3, h4];
+        let (r, _) = s.search_with_helpers(&mut helpers, &start, &[], &limits, |_| {});
+        assert!(r.best == Some(a3) || r.best == Some(h4), "{:?}", r.best);
+        // e7e5 is legal only after a White move: not one of the start's.
+        let mut after = start.clone();
+        after.make_move(a3);
+        let e5 = after
+            .legal_move_list()
+            .iter()
+            .copied()
+            .find(|&m| after.move_info(m).uci() == "e7e5")
+            .expect("legal after a3");
+        s.search_moves = vec![e5];
+        assert_eq!(s.search(&start, &[], &limits, |_| {}).best, None);
+        s.search_moves.clear();
+        assert!(s.search(&start, &[], &limits, |_| {}).best.is_some());
     }
 
     #[test]
