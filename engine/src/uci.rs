@@ -20,6 +20,7 @@ use crate::params::{self, ParamError, Params};
 use crate::perft::divide;
 use crate::search::limits::{DEFAULT_OVERHEAD, MAX_OVERHEAD_MS};
 use crate::search::{Features, Info, Limits, Searcher};
+use crate::types::Color;
 use crate::variant::{Geometry, Rules, Ruleset, Variant};
 
 /// Default transposition table size in MiB.
@@ -492,6 +493,8 @@ pub struct Uci {
     threads: usize,
     /// Time each timed search leaves for the GUI (`Move Overhead`).
     overhead: Duration,
+    /// UCI `debug on`: each `go` first says, as `info string`, what it searches with.
+    debug: bool,
     out: Output,
 }
 
@@ -514,6 +517,7 @@ impl Uci {
             multipv: 1,
             threads: 1,
             overhead: DEFAULT_OVERHEAD,
+            debug: false,
             out,
         }
     }
@@ -648,6 +652,21 @@ impl Uci {
                 say(out, "uciok");
             }
             "isready" => say(&self.out, "readyok"),
+            "debug" => {
+                self.debug = match args {
+                    ["on"] => true,
+                    ["off"] => false,
+                    _ => {
+                        return Err(UciError::BadArgument {
+                            command: "debug",
+                            detail: format!("expected on or off, got {:?}", args.join(" ")),
+                        })
+                    }
+                }
+            }
+            // This engine needs no registration, so a GUI has no reason to send it; one that
+            // does anyway (`register later`, a name and code) is not refused.
+            "register" => {}
             "ucinewgame" => each!(&mut self.session, s => { s.stop(); s.new_game()? }),
             "setoption" => self.setoption(args)?,
             "position" => self.position(args)?,
@@ -665,6 +684,10 @@ impl Uci {
                 } else {
                     let mut go = parse_go(args)?;
                     go.limits.overhead = Some(self.overhead);
+                    if self.debug {
+                        let turn = each!(&self.session, s => crate::position::Position::turn(s.game.position()));
+                        say(&self.out, &self.debug_line(&go, turn));
+                    }
                     let search = SearchSettings {
                         params: self.params.clone(),
                         features: self.features,
@@ -700,6 +723,31 @@ impl Uci {
             other => return Err(UciError::UnknownCommand(other.to_string())),
         }
         Ok(true)
+    }
+
+    /// What a `go` searches with, for `debug on`: the game, the threads, the table, the
+    /// lines, the reserve and the time budget the clock gives the side to move (`turn`), so
+    /// a user can see why the engine spent the time it did.
+    fn debug_line(&self, go: &Go, turn: Color) -> String {
+        let budget = match go.limits.budget(turn, &self.params) {
+            Some(b) => format!(
+                "soft {} ms hard {} ms",
+                b.soft.as_millis(),
+                b.hard.as_millis()
+            ),
+            None => "untimed".to_string(),
+        };
+        format!(
+            "info string debug: variant {} ruleset {} threads {} hash {} MiB multipv {} \
+             overhead {} ms ponder {} budget {budget}",
+            self.variant,
+            self.ruleset,
+            self.threads,
+            self.hash,
+            self.multipv,
+            self.overhead.as_millis(),
+            go.ponder
+        )
     }
 
     fn setoption(&mut self, args: &[&str]) -> Result<(), UciError> {

@@ -217,6 +217,8 @@ fn bad_input_is_answered_and_the_engine_keeps_running() {
         ),
         ("go depth 3 searchmoves", "needs at least one move"),
         ("go searchmoves e2e5 depth 3", "e2e5 is not a legal move"),
+        ("debug maybe", "expected on or off"),
+        ("debug", "expected on or off"),
     ] {
         e.send(cmd);
         let lines = e.until("info string error");
@@ -521,6 +523,45 @@ fn the_next_go_right_after_bestmove_is_taken() {
         e.send("go depth 1");
         e.best_move();
     }
+}
+
+/// `debug on`: each `go` first says what it searches with, the time budget included (a
+/// user who wonders why a move took the time it did can see it); `debug off` stops it.
+/// `register` is accepted: nothing to register.
+#[test]
+fn debug_mode_reports_each_search_and_register_is_accepted() {
+    let mut e = Engine::start();
+    e.send("register later");
+    e.send("setoption name Threads value 2");
+    e.send("setoption name Move Overhead value 100");
+    e.send("debug on");
+    e.send("position startpos");
+    e.send("go wtime 10000 btime 10000");
+    let (_, lines) = e.best_move();
+    let debug: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string debug:"))
+        .collect();
+    assert_eq!(debug.len(), 1, "{lines:?}");
+    assert!(
+        debug[0].contains("variant chess")
+            && debug[0].contains("threads 2")
+            && debug[0].contains("overhead 100 ms")
+            && debug[0].contains("budget soft "),
+        "{debug:?}"
+    );
+    e.send("go depth 3");
+    let (_, lines) = e.best_move();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string debug:") && l.ends_with("budget untimed")),
+        "{lines:?}"
+    );
+    e.send("debug off");
+    e.send("go depth 3");
+    let (_, lines) = e.best_move();
+    assert!(!lines.iter().any(|l| l.contains("debug")), "{lines:?}");
 }
 
 /// `go ponder`: no move before `ponderhit` or `stop`, whatever the clock says and even when
