@@ -191,7 +191,7 @@ pub fn parse_go(tokens: &[&str]) -> Result<Go, UciError> {
             "depth" => l.depth = Some(num(i)?.clamp(1, 100) as u32),
             "nodes" => l.nodes = Some(num(i)?.max(1)),
             "movetime" => l.movetime = Some(Duration::from_millis(num(i)?)),
-            "mate" => l.depth = Some((num(i)?.clamp(1, 50) * 2) as u32),
+            "mate" => l.mate = Some(num(i)?.clamp(1, 50) as u32),
             other => return Err(bad(format!("unknown token {other:?}"))),
         }
         i += 2;

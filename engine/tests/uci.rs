@@ -525,6 +525,37 @@ fn the_next_go_right_after_bestmove_is_taken() {
     }
 }
 
+/// `go mate N` ends when the mate is found, not at the depth N moves would take, and ends at
+/// that depth when there is none.
+#[test]
+fn go_mate_stops_at_the_mate() {
+    let mut e = Engine::start();
+    let last_depth = |lines: &[String]| {
+        lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth"))
+            .and_then(|l| l.split_whitespace().nth(2))
+            .and_then(|d| d.parse::<u32>().ok())
+            .unwrap_or_else(|| panic!("no depth: {lines:?}"))
+    };
+    // Ra8 mates at once: found at depth 1 or 2, not searched on to depth 16.
+    e.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    e.send("go mate 8");
+    let (best, lines) = e.best_move();
+    assert_eq!(best, "a1a8", "{lines:?}");
+    assert!(last_depth(&lines) <= 2, "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("score mate 1 ")),
+        "{lines:?}"
+    );
+    // No mate in two from the start: the search ends at depth 4 all the same.
+    e.send("position startpos");
+    e.send("go mate 2");
+    let (_, lines) = e.best_move();
+    assert_eq!(last_depth(&lines), 4, "{lines:?}");
+}
+
 /// `debug on`: each `go` first says what it searches with, the time budget included (a
 /// user who wonders why a move took the time it did can see it); `debug off` stops it.
 /// `register` is accepted: nothing to register.

@@ -22,6 +22,9 @@ pub struct Limits {
     pub movestogo: Option<u32>,
     /// Search until `stop`.
     pub infinite: bool,
+    /// `go mate N`: a mate for the side to move in at most N moves ends the search (found
+    /// at any depth), and the search goes no deeper than 2N plies when `depth` is unset.
+    pub mate: Option<u32>,
     /// Time kept in reserve for the GUI and the process (UCI `Move Overhead`); `None` is
     /// [`DEFAULT_OVERHEAD`].
     pub overhead: Option<Duration>,

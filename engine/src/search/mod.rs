@@ -480,6 +480,7 @@ impl<P: SearchPosition> Searcher<P> {
         }
         let max_depth = limits
             .depth
+            .or(limits.mate.map(|n| 2 * n))
             .unwrap_or(MAX_PLY as u32 - 8)
             .clamp(1, MAX_PLY as u32 - 8);
         let mut score = 0;
@@ -554,6 +555,12 @@ impl<P: SearchPosition> Searcher<P> {
                         multipv: Some(rank as u32 + 1),
                     });
                 }
+            }
+            // `go mate N`: the mate asked for is found.
+            if limits.mate.is_some_and(
+                |n| matches!(Score::from_internal(score), Score::Mate(m) if m > 0 && m as u32 <= n),
+            ) {
+                break;
             }
             if score.abs() >= MATE_BOUND
                 && limits.depth.is_none()
