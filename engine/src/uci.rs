@@ -18,6 +18,7 @@ use crate::game::Game;
 use crate::gustavian;
 use crate::params::{self, ParamError, Params};
 use crate::perft::divide;
+use crate::position::Position as _;
 use crate::search::limits::{DEFAULT_OVERHEAD, MAX_OVERHEAD_MS};
 use crate::search::{Features, Info, Limits, Searcher};
 use crate::types::Color;
@@ -339,13 +340,24 @@ impl<P: SearchPosition> Session<P> {
             .collect()
     }
 
-    fn go(&mut self, go: &Go, search: &SearchSettings, out: &Output) -> Result<(), UciError> {
+    /// Starts the search `go` asks for on its own thread, saying `debug` first (`debug on`)
+    /// once the command is accepted.
+    fn go(
+        &mut self,
+        go: &Go,
+        search: &SearchSettings,
+        debug: Option<&str>,
+        out: &Output,
+    ) -> Result<(), UciError> {
         let search_moves = self.search_moves(&go.searchmoves)?;
         let limits = go.limits.clone();
         let mut searcher = match self.searcher() {
             Ok(_) => self.searcher.take().ok_or(UciError::Busy)?,
             Err(e) => return Err(e),
         };
+        if let Some(line) = debug {
+            say(out, line);
+        }
         searcher.params = search.params.clone();
         searcher.features = search.features;
         searcher.multipv = search.multipv;
@@ -684,17 +696,17 @@ impl Uci {
                 } else {
                     let mut go = parse_go(args)?;
                     go.limits.overhead = Some(self.overhead);
-                    if self.debug {
-                        let turn = each!(&self.session, s => crate::position::Position::turn(s.game.position()));
-                        say(&self.out, &self.debug_line(&go, turn));
-                    }
                     let search = SearchSettings {
                         params: self.params.clone(),
                         features: self.features,
                         multipv: self.multipv,
                     };
                     let out = Arc::clone(&self.out);
-                    each!(&mut self.session, s => s.go(&go, &search, &out)?);
+                    let debug = self.debug.then(|| {
+                        let turn = each!(&self.session, s => s.game.position().turn());
+                        self.debug_line(&go, turn)
+                    });
+                    each!(&mut self.session, s => s.go(&go, &search, debug.as_deref(), &out)?);
                 }
             }
             "stop" => each!(&mut self.session, s => s.stop()),

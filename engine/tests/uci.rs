@@ -567,6 +567,10 @@ fn debug_mode_reports_each_search_and_register_is_accepted() {
     e.send("setoption name Move Overhead value 100");
     e.send("debug on");
     e.send("position startpos");
+    // A refused go says no debug line: it searches nothing.
+    e.send("go searchmoves e2e5 depth 2");
+    let lines = e.until("info string error");
+    assert!(!lines.iter().any(|l| l.contains("debug:")), "{lines:?}");
     e.send("go wtime 10000 btime 10000");
     let (_, lines) = e.best_move();
     let debug: Vec<&String> = lines

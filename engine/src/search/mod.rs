@@ -285,10 +285,9 @@ pub struct Searcher<P: SearchPosition> {
     /// best of the rest, and so on. 1 (the default) is the plain search; more is analysis.
     pub multipv: usize,
     /// The root moves searches choose among (UCI `go searchmoves`); empty means all of them.
-    /// Moves are values, so a move not legal in the searched position cannot be named by
-    /// text that happens to match another: such a move is simply not among the root's, and a
-    /// list of none legal leaves the search no move to choose (`best` is `None`), which is the
-    /// caller's mistake to refuse first (the UCI front end names the move).
+    /// A move not legal in the searched position is not among the root's moves, so a list of
+    /// none legal leaves the search no move to choose (`best` is `None`): the caller refuses
+    /// such a list first (the UCI front end names the move).
     pub search_moves: Vec<P::Move>,
     /// Root moves the current line does not search: those outside `go searchmoves` and the
     /// earlier lines' moves. Empty in a plain search, so the root costs nothing more.
