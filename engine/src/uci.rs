@@ -387,8 +387,19 @@ impl<P: SearchPosition> Session<P> {
             let best = result
                 .best
                 .map_or("0000".to_string(), |m| pos.move_info(m).uci());
+            // The reply to ponder on, named in the position after the best move.
+            let ponder = searcher.ponder_move(&pos, &result).map(|reply| {
+                let mut after = pos.clone();
+                if let Some(m) = result.best {
+                    after.make_move(m);
+                }
+                format!(" ponder {}", after.move_info(reply).uci())
+            });
             finished.store(true, Ordering::Release);
-            say(&out, &format!("bestmove {best}"));
+            say(
+                &out,
+                &format!("bestmove {best}{}", ponder.unwrap_or_default()),
+            );
             (searcher, helpers)
         });
         self.running = Some(Running {

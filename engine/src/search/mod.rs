@@ -599,6 +599,27 @@ impl<P: SearchPosition> Searcher<P> {
         result
     }
 
+    /// The reply expected to `result`'s move in `pos` (what UCI's `bestmove ... ponder` names,
+    /// for a GUI to ponder on): the principal variation's second move, or, when the search
+    /// ended with a one-move line, the table's move for the position after it if it is legal
+    /// there. `None` when neither is known, or when the move ends the game.
+    pub fn ponder_move(&self, pos: &P, result: &SearchResult<P::Move>) -> Option<P::Move> {
+        let best = result.best?;
+        if result.pv.first() == Some(&best) {
+            if let Some(&reply) = result.pv.get(1) {
+                return Some(reply);
+            }
+        }
+        let mut after = pos.clone();
+        after.make_move(best);
+        let code = self.tt.probe(after.key())?.mv;
+        after
+            .legal_move_list()
+            .iter()
+            .copied()
+            .find(|&m| code != 0 && P::move_code(m) == code)
+    }
+
     /// Searches as [`Searcher::search`] while `helpers` (made by [`Searcher::helper`]) search
     /// the same position on threads of their own until this search ends, whatever its limit
     /// (UCI `Threads`). The helpers take this searcher's parameters, features, network and
@@ -1728,6 +1749,38 @@ mod tests {
         assert_eq!(s.search(&start, &[], &limits, |_| {}).best, None);
         s.search_moves.clear();
         assert!(s.search(&start, &[], &limits, |_| {}).best.is_some());
+    }
+
+    /// The reply to ponder on comes from the principal variation, or from the table when the
+    /// line holds the best move alone; no best move, no reply.
+    #[test]
+    fn the_ponder_move_follows_the_line_or_the_table() {
+        use super::{Limits, SearchResult};
+        let rules = Rules::parse("chess", None).expect("chess");
+        let start = Board::from_fen(rules, rules.start_fen()).expect("start");
+        let mut s = Searcher::<Board>::new(1, Params::default());
+        let limits = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let r = s.search(&start, &[], &limits, |_| {});
+        assert!(r.pv.len() >= 2, "{:?}", r.pv);
+        assert_eq!(s.ponder_move(&start, &r), Some(r.pv[1]));
+        // A line cut to its first move: the table still knows the position after it.
+        let cut = SearchResult {
+            pv: r.pv[..1].to_vec(),
+            ..r.clone()
+        };
+        let reply = s.ponder_move(&start, &cut).expect("the table's move");
+        let mut after = start.clone();
+        after.make_move(r.pv[0]);
+        assert!(after.legal_move_list().contains(&reply));
+        let none = SearchResult {
+            best: None,
+            pv: Vec::new(),
+            ..r
+        };
+        assert_eq!(s.ponder_move(&start, &none), None);
     }
 
     #[test]
