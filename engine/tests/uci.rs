@@ -139,13 +139,17 @@ fn plays_legal_moves_in_every_variant() {
                 .any(|l| l.starts_with("info depth 4") && l.contains(" pv ")),
             "{lines:?}"
         );
-        // The move is legal: playing it is accepted.
-        e.send(&format!("position startpos moves {moves} {best}"));
+        // `bestmove M ponder R`: a GUI with pondering on needs R to ponder at all.
+        let last: Vec<&str> = lines.last().expect("bestmove").split_whitespace().collect();
+        assert_eq!(last.get(2), Some(&"ponder"), "{variant}: {lines:?}");
+        let reply = last.get(3).expect("a ponder move");
+        // The move and the reply are legal: playing them is accepted.
+        e.send(&format!("position startpos moves {moves} {best} {reply}"));
         e.send("d");
         let d = e.until("info string variant");
         assert!(
             !d.iter().any(|l| l.contains("error")),
-            "{variant}: {best} refused: {d:?}"
+            "{variant}: {best} {reply} refused: {d:?}"
         );
     }
 }
@@ -525,34 +529,11 @@ fn the_next_go_right_after_bestmove_is_taken() {
     }
 }
 
-/// `bestmove` names the reply to ponder on (`bestmove M ponder R`), legal after the move, in
-/// every variant: a GUI with pondering on needs it to ponder at all.
+/// `bestmove` names no reply to ponder on when the move ends the game (the reply in every
+/// variant is checked by `plays_legal_moves_in_every_variant`).
 #[test]
-fn bestmove_names_a_legal_reply_to_ponder_on() {
+fn bestmove_names_no_reply_after_a_mate() {
     let mut e = Engine::start();
-    for (variant, ruleset, moves) in [
-        ("chess", "normal", "e2e4 e7e5"),
-        ("latte", "both", "d2d4 d7d5"),
-        ("secutor", "extended", "f2f4 f7f5"),
-    ] {
-        e.send(&format!("setoption name UCI_Variant value {variant}"));
-        e.send(&format!("setoption name Ruleset value {ruleset}"));
-        e.send(&format!("position startpos moves {moves}"));
-        e.send("go depth 6");
-        let (best, lines) = e.best_move();
-        let last: Vec<&str> = lines.last().expect("bestmove").split_whitespace().collect();
-        assert_eq!(last.get(2), Some(&"ponder"), "{variant}: {lines:?}");
-        let reply = last.get(3).expect("a ponder move");
-        e.send(&format!("position startpos moves {moves} {best} {reply}"));
-        e.send("d");
-        let d = e.until("info string variant");
-        assert!(
-            !d.iter().any(|l| l.contains("error")),
-            "{variant}: {best} {reply} refused: {d:?}"
-        );
-    }
-    // Mate in one: the game ends with the move, there is no reply to name.
-    e.send("setoption name UCI_Variant value chess");
     e.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
     e.send("go depth 4");
     let (best, lines) = e.best_move();
