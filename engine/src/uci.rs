@@ -16,6 +16,7 @@ use crate::error::{FenError, MoveError, RulesError};
 use crate::eval::{PawnCache, SearchPosition};
 use crate::game::Game;
 use crate::gustavian;
+use crate::notation::parse_uci;
 use crate::params::{self, ParamError, Params};
 use crate::perft::divide;
 use crate::position::Position as _;
@@ -324,18 +325,13 @@ impl<P: SearchPosition> Session<P> {
     /// that is not is a GUI's or a user's mistake to name, not to drop).
     fn search_moves(&self, names: &[String]) -> Result<Vec<P::Move>, UciError> {
         let root = self.game.position();
-        let legal = root.legal_move_list();
         names
             .iter()
             .map(|name| {
-                legal
-                    .iter()
-                    .copied()
-                    .find(|&m| root.move_info(m).uci() == *name)
-                    .ok_or_else(|| UciError::BadArgument {
-                        command: "go",
-                        detail: format!("searchmoves {name} is not a legal move in this position"),
-                    })
+                parse_uci(root, name).map_err(|_| UciError::BadArgument {
+                    command: "go",
+                    detail: format!("searchmoves {name} is not a legal move in this position"),
+                })
             })
             .collect()
     }

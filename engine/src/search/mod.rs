@@ -1639,6 +1639,7 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
 mod tests {
     use super::{Node, Searcher};
     use crate::board8::Board;
+    use crate::notation::parse_uci;
     use crate::params::Params;
     use crate::position::Position;
     use crate::variant::Rules;
@@ -1718,14 +1719,7 @@ mod tests {
         use super::Limits;
         let rules = Rules::parse("chess", None).expect("chess");
         let start = Board::from_fen(rules, rules.start_fen()).expect("start");
-        let moves = start.legal_move_list();
-        let named = |uci: &str| {
-            moves
-                .iter()
-                .copied()
-                .find(|&m| start.move_info(m).uci() == uci)
-                .expect("legal")
-        };
+        let named = |uci: &str| parse_uci(&start, uci).expect("legal");
         let (a3, h4) = (named("a2a3"), named("h2h4"));
         let limits = Limits {
             depth: Some(5),
@@ -1739,12 +1733,7 @@ mod tests {
         // e7e5 is legal only after a White move: not one of the start's.
         let mut after = start.clone();
         after.make_move(a3);
-        let e5 = after
-            .legal_move_list()
-            .iter()
-            .copied()
-            .find(|&m| after.move_info(m).uci() == "e7e5")
-            .expect("legal after a3");
+        let e5 = parse_uci(&after, "e7e5").expect("legal after a3");
         s.search_moves = vec![e5];
         assert_eq!(s.search(&start, &[], &limits, |_| {}).best, None);
         s.search_moves.clear();
