@@ -28,7 +28,7 @@ pub struct Undo {
 impl Board {
     /// Plays a legal move.
     pub fn make(&mut self, mv: Move) -> Undo {
-        let undo = Undo {
+        let mut undo = Undo {
             captured: None,
             castling: self.castling,
             ep: self.ep,
@@ -125,7 +125,8 @@ impl Board {
                 self.net = sums;
             }
         }
-        Undo { captured, ..undo }
+        undo.captured = captured;
+        undo
     }
 
     /// Takes back `mv`, which `make` played and answered with `undo`.
