@@ -16,7 +16,9 @@
 #
 # Each build prints its bench signature first: a patch meant to change nothing but speed must
 # show the base's. Two builds with the same code stop the script: the change does not
-# reach the engine. Arguments after `--` go to `coordinator local` (e.g. `--scale 0.1`).
+# reach the engine. Arguments after `--` go to `coordinator local` (e.g. `--scale 0.1`;
+# `--seed N` repeats the test on other openings, in a `--state` of its own, since a stored
+# run refuses to resume with another seed).
 #
 # The state folder (default .cluster-local/sprt-<change>-vs-<base>, one per change and base)
 # keeps the games and both engine builds, so the same command after Ctrl-C resumes the test

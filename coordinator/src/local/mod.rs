@@ -42,6 +42,11 @@ pub struct LocalArgs {
     /// afresh instead of being refused as a changed run.
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_bounds)]
     pub sprt_bounds: Option<(f64, f64)>,
+    /// A seed for every run of the plan in place of its own (openings, per-pair seeds, SPSA
+    /// perturbations): an independent repeat of a test instead of the same games again. The
+    /// default state folder's name records it, as it records `--sprt-bounds`.
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Play only the plan's run with this name (repeat for several), e.g. one variant of
     /// `examples/match-engines.toml`; the others are neither played nor reported.
     #[arg(long = "run", value_name = "NAME")]
@@ -89,7 +94,12 @@ fn declared_line(e: &worker::cluster::engines::DeclaredEngine) -> String {
     }
 }
 
-fn default_state(config: &Path, scale: f64, bounds: Option<(f64, f64)>) -> PathBuf {
+fn default_state(
+    config: &Path,
+    scale: f64,
+    bounds: Option<(f64, f64)>,
+    seed: Option<u64>,
+) -> PathBuf {
     let mut name = config
         .file_stem()
         .map_or_else(|| "plan".into(), |s| s.to_string_lossy().into_owned());
@@ -98,6 +108,9 @@ fn default_state(config: &Path, scale: f64, bounds: Option<(f64, f64)>) -> PathB
     }
     if let Some((e0, e1)) = bounds {
         name = format!("{name}-sprt{e0},{e1}");
+    }
+    if let Some(seed) = seed {
+        name = format!("{name}-seed{seed}");
     }
     PathBuf::from(".cluster-local").join(name)
 }
@@ -118,10 +131,14 @@ pub fn run(args: LocalArgs) -> anyhow::Result<Outcome> {
         plan.set_sprt_bounds(elo0, elo1)
             .with_context(|| format!("in {}", args.config.display()))?;
     }
+    if let Some(seed) = args.seed {
+        plan.set_seed(seed)
+            .with_context(|| format!("in {}", args.config.display()))?;
+    }
     let state = args
         .state
         .clone()
-        .unwrap_or_else(|| default_state(&args.config, args.scale, args.sprt_bounds));
+        .unwrap_or_else(|| default_state(&args.config, args.scale, args.sprt_bounds, args.seed));
     std::fs::create_dir_all(&state)
         .with_context(|| format!("cannot create {}", state.display()))?;
     let db = state.join("cluster.db");
@@ -510,15 +527,19 @@ mod tests {
     }
 
     #[test]
-    fn the_default_state_folder_names_scale_and_bounds() {
+    fn the_default_state_folder_names_scale_bounds_and_seed() {
         let plan = Path::new("examples/sprt-engines.toml");
         assert_eq!(
-            default_state(plan, 1.0, None),
+            default_state(plan, 1.0, None, None),
             Path::new(".cluster-local/sprt-engines")
         );
         assert_eq!(
-            default_state(plan, 0.5, Some((0.0, 10.0))),
+            default_state(plan, 0.5, Some((0.0, 10.0)), None),
             Path::new(".cluster-local/sprt-engines-x0.5-sprt0,10")
+        );
+        assert_eq!(
+            default_state(plan, 1.0, Some((0.0, 10.0)), Some(103)),
+            Path::new(".cluster-local/sprt-engines-sprt0,10-seed103")
         );
     }
 }

@@ -101,6 +101,32 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// Gives every run of the plan the seed `seed` in place of its own: the same plan played
+    /// again on other openings and other per-pair seeds, an independent repeat of a test
+    /// rather than the same games in the same order (which a plan's fixed seed makes of a
+    /// second run), without a copy of the plan per seed. TOML integers are signed, so a seed
+    /// beyond `i64::MAX` is refused by name rather than wrapped.
+    pub fn set_seed(&mut self, seed: u64) -> Result<(), ConfigError> {
+        let value = i64::try_from(seed).map_err(|_| {
+            err(
+                "--seed",
+                format!("{seed} is beyond {} (a TOML integer)", i64::MAX),
+            )
+        })?;
+        for run in &mut self.runs {
+            let name = run.config.name.clone();
+            let at = |f: &str| format!("--seed (run {name:?}): {f}");
+            let mut table = run.table.clone();
+            table.insert("seed".into(), toml::Value::Integer(value));
+            let text = toml::to_string(&table).map_err(|e| err(at("seed"), e.to_string()))?;
+            run.config = RunConfig::parse(&text).map_err(|e| err(at(&e.field), e.message))?;
+            run.table = table;
+        }
+        Ok(())
+    }
+}
+
 fn err(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
     ConfigError {
         field: field.into(),
@@ -274,6 +300,26 @@ mod tests {
                 .unwrap_err();
             assert!(e.to_string().contains("--sprt-bounds"), "{e0}, {e1}: {e}");
         }
+    }
+
+    /// `--seed` replaces every run's seed (config and stored table alike, so a resume compares
+    /// what was played), and refuses a seed TOML cannot hold instead of wrapping it.
+    #[test]
+    fn seed_replaces_every_runs_seed_or_is_refused() {
+        let text = include_str!("../../../examples/tune-search.toml");
+        let mut plan = parse(text, 1.0, Path::new(".")).expect("plan");
+        assert!(plan.runs.len() >= 2);
+        assert!(plan.runs.iter().all(|r| r.config.seed != 103));
+        plan.set_seed(103).expect("seed");
+        for run in &plan.runs {
+            assert_eq!(run.config.seed, 103, "{}", run.config.name);
+            assert_eq!(run.table["seed"].as_integer(), Some(103));
+        }
+        let before = plan.runs[0].table.clone();
+        let e = plan.set_seed(u64::MAX).unwrap_err();
+        assert!(e.to_string().contains("--seed"), "{e}");
+        assert!(e.to_string().contains(&u64::MAX.to_string()), "{e}");
+        assert_eq!(plan.runs[0].table, before, "a refused seed changes nothing");
     }
 
     const PLAN: &str = r#"
