@@ -17,8 +17,7 @@
 # Each build prints its bench signature first: a patch meant to change nothing but speed must
 # show the base's. Two builds with the same code stop the script: the change does not
 # reach the engine. Arguments after `--` go to `coordinator local` (e.g. `--scale 0.1`;
-# `--seed N` repeats the test on other openings, in a `--state` of its own, since a stored
-# run refuses to resume with another seed).
+# `--seed N` repeats the test on other openings, in a state folder of its own).
 #
 # The state folder (default .cluster-local/sprt-<change>-vs-<base>, one per change and base)
 # keeps the games and both engine builds, so the same command after Ctrl-C resumes the test
@@ -89,6 +88,15 @@ engine_inputs() {
         git -C "$root" rev-parse --verify --quiet "$1:$path" || echo "no $path"
     done
 }
+# A repeat on another seed (`-- --seed N`) is another test: its folder says so, and the plain
+# test's folder (whose stored run refuses another seed) is left to it.
+args=("$@")
+for i in "${!args[@]}"; do
+    case ${args[$i]} in
+    --seed) change_id=$change_id-seed${args[$((i + 1))]:-} ;;
+    --seed=*) change_id=$change_id-seed${args[$i]#--seed=} ;;
+    esac
+done
 if [ -z "$state" ]; then
     state=$root/.cluster-local/sprt-$change_id-vs-$base_sha
     # A commit since the last run of this change moves HEAD, and with it the default folder.
